@@ -1,0 +1,86 @@
+import cookie from '@fastify/cookie';
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config';
+import type { Db } from './db/client';
+import type { Deps } from './deps';
+import { registerBuiltClient, registerViteDev } from './http/client-app';
+import { registerErrorHandler } from './http/errors';
+import { registerRequestAuth } from './http/request-auth';
+import { registerSecurityHeaders } from './http/security';
+import { createRateLimiter } from './lib/rate-limit';
+import { createMailer, type Mailer } from './mail/mailer';
+import { authRest } from './modules/auth/rest';
+import { createServices, type Services } from './services';
+import { makeCreateContext } from './trpc/init';
+import { appRouter, type AppRouter } from './trpc/router';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Deps;
+    services: Services;
+  }
+}
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+export const TRPC_MAX_BATCH = 20;
+
+export interface BuildAppOptions {
+  config: Config;
+  db: Db;
+  /** 'built' serves dist/client, 'dev' mounts Vite, 'none' serves only the API (most tests). */
+  client?: 'built' | 'dev' | 'none';
+  logger?: boolean;
+  mailer?: Mailer;
+}
+
+/** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, db } = opts;
+  const app = Fastify({
+    logger: opts.logger === false ? false : { level: config.logLevel },
+    bodyLimit: JSON_BODY_LIMIT,
+    // a tRPC batch puts every procedure name into one path parameter
+    routerOptions: { maxParamLength: 5000 },
+    trustProxy: process.env.TRUST_PROXY === 'true',
+  });
+
+  const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log }));
+  const deps: Deps = { db, config, mailer, limiter: createRateLimiter(db, config.rateLimitPerMinute), log: app.log };
+  const services = createServices(deps);
+  app.decorate('deps', deps);
+  app.decorate('services', services);
+  app.addHook('onClose', async () => {
+    await mailer.drain();
+  });
+
+  registerErrorHandler(app);
+  await registerSecurityHeaders(app, { dev: opts.client === 'dev' });
+  await app.register(cookie);
+  registerRequestAuth(app, deps);
+
+  await app.register(
+    async (api) => {
+      authRest(api, services, deps);
+    },
+  );
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext: makeCreateContext(deps, services),
+      maxBatchSize: TRPC_MAX_BATCH,
+      onError({ error, path }) {
+        if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'tRPC call failed');
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+  });
+
+  if (opts.client === 'built') await registerBuiltClient(app);
+  else if (opts.client === 'dev') await registerViteDev(app);
+  else {
+    app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'Not found' }));
+  }
+  return app;
+}

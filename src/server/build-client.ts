@@ -1,0 +1,35 @@
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { clientDist, projectRoot } from './http/client-app';
+
+const STAMP = '.build-stamp';
+
+function newestMtime(p: string): number {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let max = st.mtimeMs;
+  for (const e of readdirSync(p)) max = Math.max(max, newestMtime(path.join(p, e)));
+  return max;
+}
+
+/** True when dist/client is missing or older than a client source file. */
+export function clientBuildIsStale(): boolean {
+  const stamp = path.join(clientDist, STAMP);
+  if (!existsSync(stamp) || !existsSync(path.join(clientDist, 'index.html'))) return true;
+  const built = statSync(stamp).mtimeMs;
+  const sources = ['src/client', 'src/shared', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((p) =>
+    newestMtime(path.join(projectRoot, p)),
+  );
+  return Math.max(...sources) > built;
+}
+
+/** Builds the client with Vite when needed (npm start on a fresh clone, or after a change). */
+export async function ensureClientBuilt(force = false): Promise<void> {
+  if (!force && !clientBuildIsStale()) return;
+  console.log('Building the client (vite build)...');
+  const { build } = await import('vite');
+  await build({ root: projectRoot, configFile: path.join(projectRoot, 'vite.config.ts'), logLevel: 'warn' });
+  writeFileSync(path.join(clientDist, STAMP), new Date().toISOString());
+  console.log('Client built.');
+}

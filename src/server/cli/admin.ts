@@ -1,0 +1,53 @@
+import { eq } from 'drizzle-orm';
+import { EmailSchema } from '../../shared/schemas/auth';
+import { ConfigError, loadConfig } from '../config';
+import { openDatabase } from '../db/client';
+import { users } from '../db/schema';
+import { recordChange } from '../lib/history';
+
+/**
+ * `npm run admin -- grant EMAIL` makes an existing account an admin; `revoke EMAIL` undoes it.
+ * Admins are never made through a public call.
+ */
+const USAGE = 'Usage: npm run admin -- grant EMAIL | revoke EMAIL';
+
+async function main() {
+  const [command, rawEmail] = process.argv.slice(2);
+  if ((command !== 'grant' && command !== 'revoke') || !rawEmail) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const email = EmailSchema.safeParse(rawEmail);
+  if (!email.success) {
+    console.error(`Not an email address: ${rawEmail}`);
+    process.exit(2);
+  }
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await database.migrate();
+    const admin = command === 'grant';
+    const updated = await database.db.transaction(async (tx) => {
+      const [u] = await tx
+        .update(users)
+        .set({ isAdmin: admin, role: admin ? 'admin' : 'user', updatedAt: new Date() })
+        .where(eq(users.email, email.data))
+        .returning({ id: users.id });
+      if (u) await recordChange(tx, { modelName: 'User', action: 'update', key: u.id, fields: ['isAdmin', 'role'], subjectUserId: u.id });
+      return u;
+    });
+    if (!updated) {
+      console.error(`No account with the email ${email.data}. Register it first, then run this again.`);
+      process.exitCode = 1;
+    } else {
+      console.log(admin ? `${email.data} is now an admin.` : `${email.data} is no longer an admin.`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+import { ensureClientBuilt } from '../build-client';
+
+await ensureClientBuilt(true);

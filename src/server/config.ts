@@ -1,0 +1,74 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const ConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  /** Where the app is reached from a browser; links in emails point here. */
+  APP_URL: optionalUrl.pipe(z.url().optional()),
+  DATABASE_URL: optionalUrl.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  DATA_DIR: z.string().default('./data'),
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: z.string().default('Kindling <no-reply@kindling.local>'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Set to 0 to turn rate limits off (never in production). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(10),
+  /** Mark cookies Secure; on by default in production. */
+  COOKIE_SECURE: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true')),
+});
+
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  appUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  logLevel: string;
+  rateLimitPerMinute: number;
+  cookieSecure: boolean;
+  dev: boolean;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: boolean } = {}): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const appUrl = (c.APP_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
+  return {
+    env: c.NODE_ENV,
+    port: c.PORT,
+    host: c.HOST,
+    appUrl,
+    databaseUrl: c.DATABASE_URL,
+    dataDir: path.resolve(c.DATA_DIR),
+    smtpUrl: c.SMTP_URL,
+    mailFrom: c.MAIL_FROM,
+    logLevel: c.LOG_LEVEL,
+    rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
+    dev: opts.dev ?? false,
+  };
+}

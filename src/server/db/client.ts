@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema';
+
+/** One type for both drivers: postgres.js on a real server, PGlite embedded. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** A query runner: the database itself or an open transaction. */
+export type DbOrTx = Db | Tx;
+
+export const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  /** Human-readable location for the log (no password). */
+  describe: string;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** PGlite only: the data directory as a tarball (tests start each file from a migrated dump). */
+  dump?(): Promise<Blob>;
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}
+
+export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {} });
+  const db = drizzle(client, { schema });
+  return {
+    db: db as unknown as Db,
+    kind: 'postgres',
+    describe: `PostgreSQL at ${redactUrl(url)}`,
+    migrate: () => migrate(db, { migrationsFolder }),
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** `dataDir` undefined means in-memory; `loadDataDir` starts from a dump (tests). */
+export async function openPglite(dataDir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const client = await PGlite.create({
+    dataDir,
+    extensions: { pg_trgm },
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
+  const db = drizzle(client, { schema });
+  return {
+    db: db as unknown as Db,
+    kind: 'pglite',
+    describe: dataDir ? `embedded PostgreSQL (PGlite) in ${path.resolve(dataDir)}` : 'embedded PostgreSQL (PGlite) in memory',
+    migrate: () => migrate(db, { migrationsFolder }),
+    close: () => client.close(),
+    dump: () => client.dumpDataDir('gzip') as Promise<Blob>,
+  };
+}
+
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  return openPglite(path.join(opts.dataDir, 'pg'));
+}
+
+/** Rows of a raw `db.execute(sql...)`: postgres.js gives an array, PGlite an object with `rows`. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

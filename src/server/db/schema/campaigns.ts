@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, id, ts, tsvector, updatedAt } from './columns';
+import { users } from './users';
+
+// Enumerations shared by campaigns, projects and the money tables live here (money.ts and
+// projects.ts import them), so no schema module imports a module that imports it back.
+
+/** Categories (`type`). `adult` is offered and shown only to users with `hasAdultAccess`. */
+export const category = pgEnum('category', [
+  'art',
+  'code',
+  'literature',
+  'other',
+  'adult',
+  'music',
+  'photography',
+  'film',
+  'design',
+  'game',
+  'podcast',
+  'research',
+]);
+
+/** What the goal counts: money in the item's currency, or people. */
+export const targetType = pgEnum('target_type', ['amount', 'supporters']);
+
+export const currency = pgEnum('currency', ['USD', 'EUR', 'GBP']);
+
+export const actionMode = pgEnum('action_mode', ['support', 'donation', 'both']);
+
+/** One entry of a campaign's or project's gallery. */
+export type ImageRef = { url: string; alt?: string };
+
+/**
+ * A campaign collects donations and/or supports and has payouts.
+ *
+ * Delete behaviour: the owner FK is RESTRICT, because donations, payouts, disputes and the
+ * ledger hang off a campaign and money records are never deleted with an account. The money
+ * tables point at campaigns with RESTRICT too, so a campaign can only be deleted while no money
+ * has moved; comments, supports and reminders go with it (CASCADE).
+ * Favorites point at campaigns polymorphically (no FK): delete them in the same transaction.
+ */
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: id(),
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'restrict' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    type: category('type').notNull().default('other'),
+    targetType: targetType('target_type').notNull().default('amount'),
+    /** Minor units (cents) of `currency`; 0 when there is no goal. */
+    goalAmount: bigint('goal_amount', { mode: 'number' }).notNull().default(0),
+    currency: currency('currency').notNull().default('USD'),
+    /** Cover image (16:9). */
+    imageUrl: text('image_url'),
+    images: jsonb('images').$type<ImageRef[]>().notNull().default(sql`'[]'::jsonb`),
+    actionMode: actionMode('action_mode').notNull().default('donation'),
+    /** Optional date of the coordinated action; the campaign is "past" once it is earlier than now. */
+    executionDate: ts('execution_date'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    // immutable_array_to_string is created by the 0001_search_functions migration
+    // (array_to_string itself is STABLE, which a generated column does not accept).
+    searchVector: tsvector('search_vector').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', immutable_array_to_string(tags, ' ')), 'B') || setweight(to_tsvector('english', coalesce(description, '')), 'C')`,
+    ),
+  },
+  (t) => [
+    check('campaigns_goal_amount_nonnegative', sql`${t.goalAmount} >= 0`),
+    check('campaigns_title_not_blank', sql`length(btrim(${t.title})) > 0`),
+    check('campaigns_images_array', sql`jsonb_typeof(${t.images}) = 'array'`),
+    // `.desc().nullsFirst()`, not bare `.desc()`: drizzle-kit 0.31 writes a bare `.desc()` as
+    // `DESC NULLS LAST`, which does not match the `ORDER BY created_at DESC, id DESC` (NULLS
+    // FIRST by default) that `desc()` produces in queries, and Postgres then sorts instead of
+    // walking the index (checked on PG 15). The same applies to every descending index here.
+    index('campaigns_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('campaigns_search_idx').using('gin', t.searchVector),
+    index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),
+    index('campaigns_tags_idx').using('gin', t.tags),
+    // The cron's "execution date within 24 hours" reminder scan.
+    index('campaigns_execution_date_idx').on(t.executionDate).where(sql`${t.executionDate} IS NOT NULL`),
+  ],
+);

@@ -1,0 +1,272 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, foreignKey, index, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { campaigns, currency } from './campaigns';
+import { createdAt, id, ts, updatedAt } from './columns';
+import { users } from './users';
+
+// Money is always bigint minor units (cents) with `mode: 'number'` plus a currency column.
+// Note: Postgres `sum(bigint)` returns numeric, which drivers hand back as a string; cast it
+// (`sum(amount)::bigint`, or Number(...)) when reading balances.
+//
+// Delete behaviour: money records are never deleted with the things they belong to. Every FK
+// from a money table to campaigns is RESTRICT (a campaign can be deleted only while no money
+// has moved); people are detached (SET NULL) where the record must outlive the account.
+
+export const donationStatus = pgEnum('donation_status', ['pending', 'succeeded', 'failed', 'refunded']);
+
+export const subscriptionStatus = pgEnum('subscription_status', ['active', 'cancelled']);
+
+/**
+ * A recurring monthly donation. The subscription cron charges the active ones whose
+ * next_charge_at is due (each charge is a row in donations with subscription_id set) and moves
+ * next_charge_at on by a month. Only signed-in donors subscribe (they need an account to cancel);
+ * deleting the account deletes the subscription (CASCADE), and its past donations stay with
+ * subscription_id set to null.
+ */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: id(),
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'restrict' }),
+    donorId: uuid('donor_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    currency: currency('currency').notNull(),
+    status: subscriptionStatus('status').notNull().default('active'),
+    nextChargeAt: ts('next_charge_at').notNull(),
+    cancelledAt: ts('cancelled_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('subscriptions_amount_positive', sql`${t.amount} > 0`),
+    index('subscriptions_status_next_charge_idx').on(t.status, t.nextChargeAt),
+    index('subscriptions_donor_idx').on(t.donorId),
+    index('subscriptions_campaign_idx').on(t.campaignId),
+  ],
+);
+
+/**
+ * One donation (one-off, or one monthly charge of a subscription).
+ *
+ * idempotency_key is globally unique and required: the API takes it from the client's request
+ * (a random UUID) or derives it (`subscription:<id>:<yyyy-mm>` for a cron charge, so a month is
+ * never charged twice). A global key (rather than per donor) also covers guests, whose donor_id
+ * is null. On a conflict the API must check that the existing row has the same donor, campaign
+ * and amount before answering with it, and answer 409 otherwise.
+ *
+ * donor_id is SET NULL when the account is deleted (the money record stays); guests have only
+ * donor_email (lower-cased), which the API requires for them.
+ */
+export const donations = pgTable(
+  'donations',
+  {
+    id: id(),
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'restrict' }),
+    donorId: uuid('donor_id').references(() => users.id, { onDelete: 'set null' }),
+    donorEmail: text('donor_email'),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    currency: currency('currency').notNull(),
+    status: donationStatus('status').notNull().default('pending'),
+    /** The payment provider's name (`sandbox` for the built-in test provider). */
+    provider: text('provider').notNull(),
+    /** The provider's id for the payment, once known. */
+    providerRef: text('provider_ref'),
+    idempotencyKey: text('idempotency_key').notNull(),
+    recurring: boolean('recurring').notNull().default(false),
+    subscriptionId: uuid('subscription_id').references(() => subscriptions.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('donations_amount_positive', sql`${t.amount} > 0`),
+    check('donations_donor_email_lower', sql`${t.donorEmail} = lower(${t.donorEmail})`),
+    uniqueIndex('donations_idempotency_key').on(t.idempotencyKey),
+    uniqueIndex('donations_provider_ref_key').on(t.provider, t.providerRef),
+    index('donations_campaign_status_idx').on(t.campaignId, t.status),
+    index('donations_donor_created_idx').on(t.donorId, t.createdAt.desc().nullsFirst()),
+    index('donations_subscription_idx').on(t.subscriptionId),
+  ],
+);
+
+/**
+ * A pledge to take part in a campaign (actionMode `support` or `both`). Signed-in users have
+ * user_id and are confirmed at once; guests have email (lower-cased) and count only once
+ * confirmed_at is set through the emailed token.
+ */
+export const supports = pgTable(
+  'supports',
+  {
+    id: id(),
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email'),
+    confirmedAt: ts('confirmed_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('supports_campaign_user_key').on(t.campaignId, t.userId),
+    uniqueIndex('supports_campaign_email_key').on(t.campaignId, t.email),
+    index('supports_user_idx').on(t.userId),
+    check('supports_user_or_email', sql`${t.userId} IS NOT NULL OR ${t.email} IS NOT NULL`),
+    check('supports_email_lower', sql`${t.email} = lower(${t.email})`),
+  ],
+);
+
+/**
+ * The execution-date reminder, sent once per campaign and person: user_id for account holders,
+ * email (lower-cased) for guests. Insert the row (on conflict do nothing) in the same
+ * transaction as the email_outbox row; a conflict means it was already sent.
+ */
+export const campaignReminders = pgTable(
+  'campaign_reminders',
+  {
+    id: id(),
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email'),
+    sentAt: ts('sent_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('campaign_reminders_campaign_user_key').on(t.campaignId, t.userId),
+    uniqueIndex('campaign_reminders_campaign_email_key').on(t.campaignId, t.email),
+    index('campaign_reminders_user_idx').on(t.userId),
+    check('campaign_reminders_user_or_email', sql`${t.userId} IS NOT NULL OR ${t.email} IS NOT NULL`),
+    check('campaign_reminders_email_lower', sql`${t.email} = lower(${t.email})`),
+  ],
+);
+
+export const payoutStatus = pgEnum('payout_status', ['pending', 'paid', 'rejected']);
+
+/**
+ * A campaign owner's request to pay out (part of) the campaign's available balance to a PayPal
+ * address. A pending payout writes no ledger entries but holds its gross (available = campaign
+ * balance - pending gross); approval (status `paid`) writes one ledger group; rejection frees
+ * the money. The "pending + paid never exceed raised" rule needs the API to lock the campaign
+ * row (select ... for update) while it checks and inserts.
+ */
+export const payouts = pgTable(
+  'payouts',
+  {
+    id: id(),
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'restrict' }),
+    requestedBy: uuid('requested_by')
+      .notNull()
+      .references(() => users.id, { onDelete: 'restrict' }),
+    recipientPaypalEmail: text('recipient_paypal_email').notNull(),
+    gross: bigint('gross', { mode: 'number' }).notNull(),
+    platformFee: bigint('platform_fee', { mode: 'number' }).notNull(),
+    net: bigint('net', { mode: 'number' }).notNull(),
+    currency: currency('currency').notNull(),
+    status: payoutStatus('status').notNull().default('pending'),
+    /** Set by the admin on approval (optional). */
+    payoutBatchId: text('payout_batch_id'),
+    rejectReason: text('reject_reason'),
+    decidedBy: uuid('decided_by').references(() => users.id, { onDelete: 'set null' }),
+    decidedAt: ts('decided_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('payouts_gross_positive', sql`${t.gross} > 0`),
+    check('payouts_platform_fee_nonnegative', sql`${t.platformFee} >= 0`),
+    check('payouts_net_nonnegative', sql`${t.net} >= 0`),
+    check('payouts_net_plus_fee_is_gross', sql`${t.net} + ${t.platformFee} = ${t.gross}`),
+    check(
+      'payouts_decided_when_not_pending',
+      sql`(${t.status} = 'pending') = (${t.decidedAt} IS NULL)`,
+    ),
+    check('payouts_rejected_has_reason', sql`${t.status} <> 'rejected' OR ${t.rejectReason} IS NOT NULL`),
+    index('payouts_status_created_idx').on(t.status, t.createdAt),
+    index('payouts_campaign_status_idx').on(t.campaignId, t.status),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// The ledger (append-only).
+//
+// Every movement of money is one ledger_groups row plus its ledger_entries, written in the same
+// transaction as the change that causes it. Entries are signed; within a group they sum to zero
+// per currency. Example: a succeeded donation of 10.00 USD is provider -1000, campaign +1000; an
+// approved payout of 10.00 with a 0.50 fee is campaign -1000, platform_fees +50, recipient +950.
+// A refund is a new group of kind `refund` whose reverses_group_id is the original group.
+//
+// The 0003_ledger_guards migration adds triggers that enforce this in the database:
+//  - UPDATE or DELETE of a ledger_groups / ledger_entries row raises (TRUNCATE is still allowed,
+//    for resetting test databases);
+//  - at commit (a deferred constraint trigger), each group touched must sum to zero per currency.
+// ---------------------------------------------------------------------------------------------
+
+export const ledgerGroupKind = pgEnum('ledger_group_kind', ['donation', 'refund', 'payout']);
+
+export const ledgerAccountType = pgEnum('ledger_account_type', ['campaign', 'platform_fees', 'provider', 'recipient']);
+
+export const ledgerGroups = pgTable(
+  'ledger_groups',
+  {
+    id: id(),
+    kind: ledgerGroupKind('kind').notNull(),
+    /** The donation that succeeded (kind donation) or was refunded (kind refund). */
+    donationId: uuid('donation_id').references(() => donations.id, { onDelete: 'restrict' }),
+    /** The approved payout (kind payout). */
+    payoutId: uuid('payout_id').references(() => payouts.id, { onDelete: 'restrict' }),
+    /** The group this one reverses (kind refund). */
+    reversesGroupId: uuid('reverses_group_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'ledger_groups_reverses_group_id_fk',
+      columns: [t.reversesGroupId],
+      foreignColumns: [t.id],
+    }).onDelete('restrict'),
+    check('ledger_groups_donation_has_donation', sql`${t.kind} <> 'donation' OR ${t.donationId} IS NOT NULL`),
+    check('ledger_groups_payout_has_payout', sql`${t.kind} <> 'payout' OR ${t.payoutId} IS NOT NULL`),
+    check('ledger_groups_refund_reverses', sql`${t.kind} <> 'refund' OR ${t.reversesGroupId} IS NOT NULL`),
+    // A donation is booked once, a payout is booked once, and a group is reversed at most once.
+    uniqueIndex('ledger_groups_donation_key').on(t.donationId).where(sql`${t.kind} = 'donation'`),
+    uniqueIndex('ledger_groups_payout_key').on(t.payoutId).where(sql`${t.kind} = 'payout'`),
+    uniqueIndex('ledger_groups_reverses_key').on(t.reversesGroupId).where(sql`${t.reversesGroupId} IS NOT NULL`),
+  ],
+);
+
+/**
+ * account_id says which account of the type: the campaign id (as text) for `campaign`, the
+ * recipient's PayPal email for `recipient`, the provider name for `provider` (optional), and
+ * null for `platform_fees`.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: id(),
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => ledgerGroups.id, { onDelete: 'restrict' }),
+    accountType: ledgerAccountType('account_type').notNull(),
+    accountId: text('account_id'),
+    /** Signed minor units: positive is money into the account. */
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    currency: currency('currency').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('ledger_entries_amount_nonzero', sql`${t.amount} <> 0`),
+    check(
+      'ledger_entries_account_id_required',
+      sql`${t.accountType} NOT IN ('campaign', 'recipient') OR ${t.accountId} IS NOT NULL`,
+    ),
+    index('ledger_entries_account_idx').on(t.accountType, t.accountId, t.currency),
+    index('ledger_entries_group_idx').on(t.groupId),
+  ],
+);

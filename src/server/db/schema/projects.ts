@@ -1,0 +1,68 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { actionMode, category, currency, targetType, type ImageRef } from './campaigns';
+import { createdAt, id, tsvector, updatedAt } from './columns';
+import { users } from './users';
+
+/**
+ * A project: the same shape as a campaign without money flows or an execution date; teams
+ * form around it.
+ *
+ * Delete behaviour: no money hangs off a project, so deleting the owner's account deletes the
+ * owner's projects (CASCADE); follows go with the project and teams are detached (SET NULL).
+ * Favorites point at projects polymorphically (no FK): delete them in the same transaction.
+ */
+export const projects = pgTable(
+  'projects',
+  {
+    id: id(),
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    type: category('type').notNull().default('other'),
+    targetType: targetType('target_type').notNull().default('amount'),
+    /** Minor units (cents) of `currency`, or a number of people when targetType is `supporters`; 0 = no goal. */
+    goalAmount: bigint('goal_amount', { mode: 'number' }).notNull().default(0),
+    currency: currency('currency').notNull().default('USD'),
+    imageUrl: text('image_url'),
+    images: jsonb('images').$type<ImageRef[]>().notNull().default(sql`'[]'::jsonb`),
+    actionMode: actionMode('action_mode').notNull().default('donation'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    // immutable_array_to_string: see campaigns.ts.
+    searchVector: tsvector('search_vector').generatedAlwaysAs(
+      sql`setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', immutable_array_to_string(tags, ' ')), 'B') || setweight(to_tsvector('english', coalesce(description, '')), 'C')`,
+    ),
+  },
+  (t) => [
+    check('projects_goal_amount_nonnegative', sql`${t.goalAmount} >= 0`),
+    check('projects_title_not_blank', sql`length(btrim(${t.title})) > 0`),
+    check('projects_images_array', sql`jsonb_typeof(${t.images}) = 'array'`),
+    index('projects_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('projects_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('projects_search_idx').using('gin', t.searchVector),
+    index('projects_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),
+    index('projects_tags_idx').using('gin', t.tags),
+  ],
+);
+
+/** A user following a project (POST/DELETE /project-follow/{id}); one row per pair. */
+export const projectFollows = pgTable(
+  'project_follows',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'project_follows_pkey', columns: [t.userId, t.projectId] }),
+    index('project_follows_project_idx').on(t.projectId),
+  ],
+);

@@ -1,0 +1,24 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config';
+import type { Db } from './db/client';
+import type { Session, SessionUser } from './auth/session';
+import type { RateLimiter } from './lib/rate-limit';
+import type { Mailer } from './mail/mailer';
+
+/** What every service needs from the outside world; built once per app in app.ts. */
+export interface Deps {
+  db: Db;
+  config: Config;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  log: FastifyBaseLogger;
+}
+
+/** Who is calling: the same for both doors. */
+export interface Actor {
+  user: SessionUser | null;
+  session: Session | null;
+  ip: string;
+}
+
+export type SignedInActor = Actor & { user: SessionUser; session: Session };

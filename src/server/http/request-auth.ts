@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE } from '../../shared/constants';
+import { M } from '../../shared/messages';
+import { validateSessionToken } from '../auth/session';
+import type { Actor, Deps } from '../deps';
+import { forbidden } from '../lib/errors';
+import { clearSessionCookie, setSessionCookie } from './session-cookie';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor: Actor;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function bearerToken(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (!h || !h.startsWith('Bearer ')) return null;
+  const t = h.slice(7).trim();
+  return t || null;
+}
+
+/** True when an Origin header names this app (its configured URL or the Host it was reached at). */
+export function isOwnOrigin(origin: string, req: FastifyRequest, appUrl: string): boolean {
+  try {
+    const o = new URL(origin);
+    if (o.origin === new URL(appUrl).origin) return true;
+    return o.host === req.host && (o.protocol === `${req.protocol}:`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads the session from the bearer token or the cookie and puts the caller on `request.actor`.
+ * Writes from another site are refused, and a write that rides on the cookie alone must show it
+ * comes from the app's own pages (Origin or Sec-Fetch-Site), so a cookie never authorises a
+ * cross-site request.
+ */
+export function registerRequestAuth(app: FastifyInstance, deps: Deps): void {
+  app.decorateRequest('actor', null as unknown as Actor);
+  app.addHook('onRequest', async (req, reply) => {
+    req.actor = { user: null, session: null, ip: req.ip };
+    const url = req.url;
+    if (!url.startsWith('/api/') && !url.startsWith('/trpc/')) return;
+
+    const unsafe = !SAFE_METHODS.has(req.method);
+    const origin = req.headers.origin;
+    const fetchSite = req.headers['sec-fetch-site'];
+    if (unsafe && ((origin && !isOwnOrigin(origin, req, deps.config.appUrl)) || fetchSite === 'cross-site')) {
+      throw forbidden(M.crossSiteRefused);
+    }
+
+    const bearer = bearerToken(req);
+    const cookie = req.cookies[SESSION_COOKIE];
+    const token = bearer ?? cookie;
+    if (!token) return;
+    if (!bearer && unsafe && !origin && fetchSite !== 'same-origin') throw forbidden(M.crossSiteRefused);
+
+    const valid = await validateSessionToken(deps.db, token);
+    if (!valid) {
+      if (!bearer) clearSessionCookie(reply, deps.config);
+      return;
+    }
+    if (valid.refreshed && !bearer) setSessionCookie(reply, deps.config, token, valid.session.expiresAt);
+    req.actor = { user: valid.user, session: valid.session, ip: req.ip };
+  });
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { Actor } from '../deps';
+import { zodToAppError } from './errors';
+
+type Schema = z.ZodType;
+type In<S> = S extends Schema ? z.output<S> : undefined;
+
+export interface RestRoute<B, Q, P, R extends Schema> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** The declared answer: what is not in it is never sent. */
+  response: R;
+  status?: number;
+  handler: (
+    input: { body: In<B>; query: In<Q>; params: In<P>; actor: Actor },
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ) => Promise<z.input<R>> | z.input<R>;
+}
+
+function parse<S extends Schema | undefined>(schema: S | undefined, value: unknown): In<S> {
+  if (!schema) return undefined as In<S>;
+  const r = schema.safeParse(value ?? {});
+  if (!r.success) throw zodToAppError(r.error);
+  return r.data as In<S>;
+}
+
+/**
+ * A REST adapter: parses path, query and body with the shared zod schemas, calls the service
+ * through the handler, and answers only what the response schema declares.
+ */
+export function restRoute<B extends Schema | undefined, Q extends Schema | undefined, P extends Schema | undefined, R extends Schema>(
+  app: FastifyInstance,
+  route: RestRoute<B, Q, P, R>,
+): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    handler: async (req, reply) => {
+      const input = {
+        params: parse(route.params, req.params),
+        query: parse(route.query, req.query),
+        body: parse(route.body, req.body),
+        actor: req.actor,
+      };
+      const result = await route.handler(input, req, reply);
+      if (route.status === 204) return reply.code(204).send();
+      return reply.code(route.status ?? 200).send(route.response.parse(result));
+    },
+  });
+}

@@ -1,0 +1,76 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client';
+import { emailOutbox } from '../db/schema';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /** What the message is for (verify_email, reset_password, ...). */
+  kind: string;
+  /** The link the message carries, printed to the log when there is no SMTP server. */
+  link?: string;
+}
+
+/** The mailer port. Every message is recorded in the outbox table first. */
+export interface Mailer {
+  send(msg: MailMessage): Promise<void>;
+  /** Resolves when every delivery in flight has finished (graceful shutdown, tests). */
+  drain(): Promise<void>;
+}
+
+interface Transport {
+  sendMail(m: { from: string; to: string; subject: string; text: string; html?: string }): Promise<unknown>;
+}
+
+export async function createMailer(opts: {
+  db: Db;
+  smtpUrl?: string;
+  from: string;
+  log: FastifyBaseLogger;
+  /** For tests of the SMTP path: a transport in place of nodemailer's. */
+  transport?: Transport;
+}): Promise<Mailer> {
+  const { db, log, from } = opts;
+  let transport: Transport | undefined = opts.transport;
+  if (!transport && opts.smtpUrl) {
+    const nodemailer = await import('nodemailer');
+    transport = nodemailer.createTransport(opts.smtpUrl);
+  }
+  const inFlight = new Set<Promise<void>>();
+
+  async function deliver(id: string, msg: MailMessage) {
+    try {
+      await transport!.sendMail({ from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+      await db.update(emailOutbox).set({ status: 'sent', sentAt: new Date() }).where(eq(emailOutbox.id, id));
+    } catch (err) {
+      log.error({ err, to: msg.to, kind: msg.kind }, 'email delivery failed');
+      await db
+        .update(emailOutbox)
+        .set({ status: 'failed', error: err instanceof Error ? err.message.slice(0, 500) : String(err) })
+        .where(eq(emailOutbox.id, id))
+        .catch(() => {});
+    }
+  }
+
+  return {
+    async send(msg) {
+      const [row] = await db
+        .insert(emailOutbox)
+        .values({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, kind: msg.kind, status: transport ? 'pending' : 'outbox' })
+        .returning({ id: emailOutbox.id });
+      if (!transport) {
+        log.info({ to: msg.to, kind: msg.kind, link: msg.link }, `email kept in the outbox (no SMTP_URL): ${msg.subject}${msg.link ? ` -> ${msg.link}` : ''}`);
+        return;
+      }
+      // Delivered in the background: the answer's timing must not depend on the SMTP server.
+      const p = deliver(row.id, msg).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    },
+    async drain() {
+      await Promise.all([...inFlight]);
+    },
+  };
+}

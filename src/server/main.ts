@@ -1,0 +1,61 @@
+import { buildApp } from './app';
+import { ensureClientBuilt } from './build-client';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase } from './db/client';
+
+/**
+ * `npm start`: builds the client if it is missing or stale, opens the database (PGlite under
+ * DATA_DIR, or DATABASE_URL), applies migrations, and serves everything on PORT.
+ * `npm run dev` (--dev): the same with Vite's middleware and hot reload.
+ */
+async function main() {
+  const dev = process.argv.includes('--dev');
+  let config;
+  try {
+    config = loadConfig(process.env, { dev });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  if (!dev) await ensureClientBuilt();
+
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await database.migrate();
+
+  const app = await buildApp({ config, db: database.db, client: dev ? 'dev' : 'built' });
+  app.log.info(`database: ${database.describe}`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal} received, shutting down`);
+    const force = setTimeout(() => {
+      app.log.error('shutdown took too long, exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Kindling is running at ${config.appUrl}${dev ? ' (dev mode, hot reload)' : ''}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,7 @@
+import { authRouter } from '../modules/auth/router';
+import { router } from './init';
+
+export const appRouter = router({
+  auth: authRouter,
+});
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,58 @@
+/** Business constants of the product (spec section 9 and decisions.md), written once. */
+
+export const CATEGORIES = [
+  'art',
+  'code',
+  'literature',
+  'other',
+  'adult',
+  'music',
+  'photography',
+  'film',
+  'design',
+  'game',
+  'podcast',
+  'research',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+export const DEFAULT_CURRENCY: Currency = 'USD';
+
+export const ACTION_MODES = ['support', 'donation', 'both'] as const;
+export type ActionMode = (typeof ACTION_MODES)[number];
+export const DEFAULT_ACTION_MODE: ActionMode = 'donation';
+
+export const TARGET_TYPES = ['amount', 'supporters'] as const;
+
+export const DISPUTE_TYPES = ['donation', 'payout', 'other'] as const;
+export const DISPUTE_STATUSES = ['open', 'under_review', 'resolved', 'rejected'] as const;
+export const DEFAULT_REJECTION_REASON = 'not eligible';
+
+export const FAVORITE_TARGET_TYPES = ['campaign', 'project', 'profile'] as const;
+export const TEAM_ROLES = ['member', 'manager'] as const;
+export const TEAM_MEMBER_STATUSES = ['invited', 'requested', 'active'] as const;
+
+export const PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+export const PROFILE_PAGE_SIZES = [10, 20, 50] as const;
+export const TAG_SUGGESTIONS = 6;
+export const TEAM_LIST_TAGS = 6;
+export const PROFILE_LIST_TAGS = 8;
+export const TEAM_TABLE_ROLES = 3;
+export const COMMENT_MAX = 5000;
+export const INFINITE_SCROLL_MARGIN_PX = 300;
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+export const USERNAME_PATTERN = /^[a-z0-9_.-]{3,32}$/;
+
+export const SESSION_COOKIE = 'session';
+export const SESSION_TTL_DAYS = 30;
+
+export const USER_SEARCH_DEBOUNCE_MS = 300;
+export const DISPUTE_REDIRECT_MS = 600;
+export const DISPUTE_MODAL_CLOSE_MS = 500;
+export const AVATAR_RELOAD_MS = 300;
+export const AVATAR_JPEG_QUALITY = 0.92;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** An id in a path or body: a UUID. A malformed id is a 404 for the caller, never a 500. */
+export const IdSchema = z.string().trim().uuid();
+
+/** Normalised tags: lower-cased, trimmed, empty and duplicate ones dropped. */
+export function normaliseTags(tags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of tags) {
+    const t = raw.trim().toLowerCase();
+    if (t && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+export const TagsSchema = z
+  .array(z.string().max(40, 'A tag can be at most 40 characters'))
+  .max(30, 'At most 30 tags')
+  .transform(normaliseTags);
+
+export const MessageSchema = z.object({ message: z.string() });
+export type MessageDto = z.infer<typeof MessageSchema>;

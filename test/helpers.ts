@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { and, desc, eq } from 'drizzle-orm';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { inject } from 'vitest';
+import { buildApp } from '../src/server/app';
+import { loadConfig, type Config } from '../src/server/config';
+import { openPglite, openPostgres, type Database } from '../src/server/db/client';
+import { emailOutbox } from '../src/server/db/schema';
+
+export const ORIGIN = 'http://localhost:3000';
+
+/** A database of this test file's own, cloned from the migrated template (or PGlite dump). */
+export async function openTestDatabase(): Promise<Database & { reopen(): Promise<Database> }> {
+  if (inject('dbKind') === 'postgres') {
+    const { default: postgres } = await import('postgres');
+    const adminUrl = inject('pgAdminUrl');
+    const name = `${inject('pgDbPrefix')}${Math.random().toString(36).slice(2, 10)}`;
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name} template ${inject('pgTemplate')}`);
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    const url = u.toString();
+    const open = async (): Promise<Database> => openPostgres(url, { max: 5 });
+    const first = await open();
+    return {
+      ...first,
+      reopen: open,
+      async close() {
+        await first.close();
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const dump = new Blob([readFileSync(inject('pgliteDump'))]);
+  const db = await openPglite(undefined, { loadDataDir: dump });
+  // PGlite in memory cannot be opened twice: a "restart" keeps the same instance under a new app
+  return { ...db, reopen: async () => ({ ...db, close: async () => {} }) };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10' }), ...overrides };
+}
+
+export async function buildTestApp(db: Database, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ config: testConfig(overrides), db: db.db, client: 'none', logger: false });
+  await app.ready();
+  return app;
+}
+
+let ipCounter = 1;
+/** A fresh client address, so rate limits of one test never touch another. */
+export function freshIp(): string {
+  ipCounter += 1;
+  return `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+}
+
+let seq = 0;
+export function uniqueEmail(prefix = 'user'): string {
+  seq += 1;
+  return `${prefix}.${Date.now().toString(36)}.${seq}@example.com`;
+}
+
+export interface Client {
+  token?: string;
+  cookie?: string;
+  ip: string;
+}
+
+/** A REST call as a client: bearer token when given, a browser's cookie + Origin when given. */
+export function call(app: FastifyInstance, who: Client | null, opts: InjectOptions & { url: string }) {
+  const headers: Record<string, string> = { ...(opts.headers as Record<string, string>) };
+  if (who?.token) headers.authorization = `Bearer ${who.token}`;
+  if (who?.cookie) {
+    headers.cookie = who.cookie;
+    if (opts.method && opts.method !== 'GET' && headers.origin === undefined) headers.origin = ORIGIN;
+  }
+  return app.inject({ ...opts, headers, remoteAddress: who?.ip ?? '127.0.0.1' });
+}
+
+export const PASSWORD = 'correct horse battery';
+
+/** Registers through the REST door and returns the account's email. */
+export async function register(app: FastifyInstance, p: { email?: string; username?: string; password?: string } = {}) {
+  const email = p.email ?? uniqueEmail();
+  const res = await call(app, { ip: freshIp() }, {
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { email, password: p.password ?? PASSWORD, username: p.username },
+  });
+  if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+  return email;
+}
+
+export async function login(app: FastifyInstance, email: string, password = PASSWORD): Promise<Client & { userId: string; cookie: string }> {
+  const ip = freshIp();
+  const res = await call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+  const body = res.json() as { token: string; user: { _id: string } };
+  const setCookie = res.cookies.find((c) => c.name === 'session');
+  return { token: body.token, userId: body.user._id, ip, cookie: `session=${setCookie?.value}` };
+}
+
+/** Registers and signs in: a bearer-token client. */
+export async function signUp(app: FastifyInstance, p: { email?: string; username?: string; password?: string } = {}) {
+  const email = await register(app, p);
+  const c = await login(app, email, p.password ?? PASSWORD);
+  return { email, token: c.token, userId: c.userId, ip: c.ip };
+}
+
+/** The newest message in the outbox for an address (and kind). */
+export async function lastEmail(db: Database, to: string, kind?: string) {
+  const rows = await db.db
+    .select()
+    .from(emailOutbox)
+    .where(kind ? and(eq(emailOutbox.to, to), eq(emailOutbox.kind, kind)) : eq(emailOutbox.to, to))
+    .orderBy(desc(emailOutbox.createdAt))
+    .limit(1);
+  return rows[0];
+}
+
+/** The token in the link of the newest message of a kind. */
+export async function tokenFromEmail(db: Database, to: string, kind: 'verify_email' | 'reset_password'): Promise<string> {
+  const mail = await lastEmail(db, to, kind);
+  if (!mail) throw new Error(`no ${kind} email for ${to}`);
+  const m = kind === 'verify_email' ? mail.text.match(/verify-email\?token=([a-z0-9]+)/) : mail.text.match(/\/reset\/([a-z0-9]+)/);
+  if (!m) throw new Error(`no link in ${kind} email`);
+  return m[1];
+}
+
+/** A tRPC call over HTTP as the browser makes it (superjson-wrapped input). */
+export async function trpc(
+  app: FastifyInstance,
+  who: Client | null,
+  kind: 'query' | 'mutation',
+  path: string,
+  input?: unknown,
+) {
+  const wrapped = input === undefined ? undefined : { json: input };
+  const res =
+    kind === 'query'
+      ? await call(app, who, {
+          method: 'GET',
+          url: `/trpc/${path}${wrapped ? `?input=${encodeURIComponent(JSON.stringify(wrapped))}` : ''}`,
+        })
+      : await call(app, who, { method: 'POST', url: `/trpc/${path}`, payload: wrapped ?? {} });
+  const body = res.json() as { result?: { data: { json: unknown } }; error?: { json: { message: string; data: { code: string; httpStatus: number } } } };
+  return {
+    status: res.statusCode,
+    data: body.result?.data.json as any,
+    error: body.error?.json,
+    headers: res.headers,
+    cookies: res.cookies,
+  };
+}
