@@ -92,7 +92,7 @@ export async function register(app: FastifyInstance, p: { email?: string; userna
   return email;
 }
 
-export async function login(app: FastifyInstance, email: string, password = PASSWORD): Promise<Client & { userId: string; cookie: string }> {
+export async function login(app: FastifyInstance, email: string, password = PASSWORD): Promise<{ token: string; ip: string; userId: string; cookie: string }> {
   const ip = freshIp();
   const res = await call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email, password } });
   if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);

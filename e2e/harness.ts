@@ -1,0 +1,80 @@
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { buildApp } from '../src/server/app';
+import { openTestDatabase, testConfig } from '../test/helpers';
+
+export type TestDatabase = Awaited<ReturnType<typeof openTestDatabase>>;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Harness {
+  baseUrl: string;
+  app: FastifyInstance;
+  database: TestDatabase;
+  browser: Browser;
+  /** A fresh browser profile (cookies and storage of its own), like a second person. */
+  newPage(): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real server on a database of this file's own, serving the built client, and a headless
+ * Chromium. Tests read the outbox straight from the database.
+ */
+export async function startHarness(): Promise<Harness> {
+  const database = await openTestDatabase();
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const app = await buildApp({
+    config: testConfig({ appUrl: baseUrl, port, rateLimitPerMinute: 100 }),
+    db: database.db,
+    client: 'built',
+    logger: false,
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+  const browser = await chromium.launch({
+    executablePath: inject('chromiumPath'),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    baseUrl,
+    app,
+    database,
+    browser,
+    async newPage() {
+      const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
+      context.setDefaultTimeout(10_000);
+      contexts.push(context);
+      const page = await context.newPage();
+      return { context, page };
+    },
+    async close() {
+      for (const c of contexts) await c.close().catch(() => {});
+      await browser.close();
+      await app.close();
+      await database.close();
+    },
+  };
+}
