@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { M } from '../shared/messages';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Deps } from './deps';
@@ -32,6 +33,8 @@ export interface BuildAppOptions {
   client?: 'built' | 'dev' | 'none';
   logger?: boolean;
   mailer?: Mailer;
+  /** The built client to serve (defaults to dist/client). */
+  clientDist?: string;
 }
 
 /** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
@@ -77,10 +80,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
   });
 
-  if (opts.client === 'built') await registerBuiltClient(app);
+  if (opts.client === 'built') await registerBuiltClient(app, opts.clientDist);
   else if (opts.client === 'dev') await registerViteDev(app);
   else {
-    app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'Not found' }));
+    app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: M.notFound }));
   }
   return app;
 }

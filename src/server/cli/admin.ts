@@ -1,9 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { EmailSchema } from '../../shared/schemas/auth';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/client';
-import { users } from '../db/schema';
-import { recordChange } from '../lib/history';
+import { setAdmin } from '../modules/users/admin-grant';
 
 /**
  * `npm run admin -- grant EMAIL` makes an existing account an admin; `revoke EMAIL` undoes it.
@@ -27,15 +25,7 @@ async function main() {
   try {
     await database.migrate();
     const admin = command === 'grant';
-    const updated = await database.db.transaction(async (tx) => {
-      const [u] = await tx
-        .update(users)
-        .set({ isAdmin: admin, role: admin ? 'admin' : 'user', updatedAt: new Date() })
-        .where(eq(users.email, email.data))
-        .returning({ id: users.id });
-      if (u) await recordChange(tx, { modelName: 'User', action: 'update', key: u.id, fields: ['isAdmin', 'role'], subjectUserId: u.id });
-      return u;
-    });
+    const updated = await setAdmin(database.db, email.data, admin);
     if (!updated) {
       console.error(`No account with the email ${email.data}. Register it first, then run this again.`);
       process.exitCode = 1;

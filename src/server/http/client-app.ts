@@ -22,7 +22,7 @@ function apiNotFound(reply: FastifyReply) {
 }
 
 /** Production: the built client, hashed assets cached for a year, index.html always revalidated. */
-export async function registerBuiltClient(app: FastifyInstance, distDir = clientDist): Promise<void> {
+export async function registerBuiltClient(app: FastifyInstance, distDir: string = clientDist): Promise<void> {
   if (!existsSync(path.join(distDir, 'index.html'))) {
     throw new Error(`The client is not built (${distDir} has no index.html). Run \`npm run build\`.`);
   }
@@ -36,9 +36,11 @@ export async function registerBuiltClient(app: FastifyInstance, distDir = client
       else res.header('cache-control', 'no-cache');
     },
   });
+  const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html').sendFile('index.html');
+  app.get('/', (_req, reply) => sendIndex(reply));
   app.setNotFoundHandler((req, reply) => {
     if (!wantsPage(req)) return apiNotFound(reply);
-    return reply.header('cache-control', 'no-cache').type('text/html').sendFile('index.html');
+    return sendIndex(reply);
   });
 }
 

@@ -1,0 +1,128 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, TRPC_MAX_BATCH } from '../app';
+import { openTestDatabase, signUp, testConfig } from '../../../test/helpers';
+
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let app: FastifyInstance;
+let dist: string;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  dist = mkdtempSync(path.join(os.tmpdir(), 'kindling-dist-'));
+  mkdirSync(path.join(dist, 'assets'));
+  writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Kindling</title><div id="root"></div>');
+  writeFileSync(path.join(dist, 'assets', 'app-abc123.js'), 'console.log(1)');
+  app = await buildApp({ config: testConfig(), db: database.db, client: 'built', clientDist: dist, logger: false });
+  app.get('/api/test/boom', async () => {
+    throw new Error('secret internal detail: connection string postgres://x:y@z');
+  });
+  await app.ready();
+});
+afterAll(async () => {
+  await app?.close();
+  await database?.close();
+  rmSync(dist, { recursive: true, force: true });
+});
+
+describe('the single-page app and unknown paths', () => {
+  it('serves index.html for any page route, never cached', async () => {
+    for (const url of ['/', '/campaigns/123', '/no/such/page']) {
+      const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/text\/html/);
+      expect(res.body).toContain('<div id="root">');
+      expect(res.headers['cache-control']).toBe('no-cache');
+    }
+  });
+
+  it('caches hashed assets for a year', async () => {
+    const res = await app.inject({ method: 'GET', url: '/assets/app-abc123.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toContain('immutable');
+  });
+
+  it('answers an unknown /api or /trpc path with a JSON 404, never the page', async () => {
+    for (const url of ['/api/nope', '/api/campaigns/x/y/z', '/trpc/nope.nothing']) {
+      const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.body).not.toContain('<div id="root">');
+    }
+    const post = await app.inject({ method: 'POST', url: '/api/nope', payload: {} });
+    expect(post.statusCode).toBe(404);
+    expect(post.json()).toEqual({ error: 'Not found' });
+  });
+});
+
+describe('security headers', () => {
+  it('sends a CSP that allows the app itself and nothing else', async () => {
+    const res = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
+    const csp = res.headers['content-security-policy'] as string;
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['referrer-policy']).toBeDefined();
+  });
+});
+
+describe('errors', () => {
+  it('answers a server failure with 500 and no internals', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/test/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'Something went wrong on our side. Please try again.' });
+    expect(res.body).not.toContain('secret');
+  });
+
+  it('refuses a body over the JSON limit with 413 and invalid JSON with 400', async () => {
+    const big = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toEqual({ error: 'Request body is too large' });
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'Request body is not valid JSON' });
+  });
+});
+
+describe('tRPC batching', () => {
+  it('answers a batch of many calls in one request', async () => {
+    const { token } = await signUp(app);
+    const n = 15;
+    const paths = Array.from({ length: n }, () => 'auth.me').join(',');
+    const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [i, { json: null }]));
+    const res = await app.inject({
+      method: 'GET',
+      url: `/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { result: { data: { json: { email: string } } } }[];
+    expect(body).toHaveLength(n);
+    expect(body.every((r) => typeof r.result.data.json.email === 'string')).toBe(true);
+  });
+
+  it(`refuses a batch of more than ${TRPC_MAX_BATCH} calls`, async () => {
+    const n = TRPC_MAX_BATCH + 1;
+    const paths = Array.from({ length: n }, () => 'auth.me').join(',');
+    const res = await app.inject({ method: 'GET', url: `/trpc/${paths}?batch=1&input=${encodeURIComponent('{}')}` });
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(res.statusCode).toBeLessThan(500);
+  });
+});
