@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -71,7 +72,9 @@ export async function openPglite(dataDir: string | undefined, opts: { loadDataDi
 
 export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
-  return openPglite(path.join(opts.dataDir, 'pg'));
+  const dir = path.join(opts.dataDir, 'pg');
+  mkdirSync(dir, { recursive: true });
+  return openPglite(dir);
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js gives an array, PGlite an object with `rows`. */

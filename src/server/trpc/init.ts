@@ -3,7 +3,7 @@ import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify'
 import superjson from 'superjson';
 import { z } from 'zod';
 import { M } from '../../shared/messages';
-import { isAdmin } from '../../shared/schemas/user';
+import { isAdmin } from '../../shared/roles';
 import type { Deps } from '../deps';
 import { AppError } from '../lib/errors';
 import { zodMessage } from '../http/errors';

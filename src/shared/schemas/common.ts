@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** An id in a path or body: a UUID. A malformed id is a 404 for the caller, never a 500. */
-export const IdSchema = z.string().trim().uuid();
+/** An id in a path: any string here; services answer 404 for one that names nothing (or is malformed). */
+export const IdSchema = z.string().trim().min(1).max(100);
 
 /** Normalised tags: lower-cased, trimmed, empty and duplicate ones dropped. */
 export function normaliseTags(tags: readonly string[]): string[] {

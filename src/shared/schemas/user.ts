@@ -30,8 +30,4 @@ export const PublicUserSchema = z.object({
 });
 export type PublicUserDto = z.infer<typeof PublicUserSchema>;
 
-/** Admin means the isAdmin flag or role 'admin' (case-insensitive). */
-export function isAdmin(u: { isAdmin?: boolean | null; role?: string | null } | null | undefined): boolean {
-  if (!u) return false;
-  return u.isAdmin === true || (u.role ?? '').toLowerCase() === 'admin';
-}
+export { isAdmin } from '../roles';

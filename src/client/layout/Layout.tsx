@@ -1,0 +1,42 @@
+import { Suspense } from 'react';
+import { Outlet, ScrollRestoration } from 'react-router-dom';
+import { M } from '../../shared/messages';
+import { Loading } from '../components/Loading';
+import { Nav } from './Nav';
+import { VerifyEmailBanner } from './VerifyEmailBanner';
+
+/** The shared layout of every route except /admin/cron. */
+export function Layout() {
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Nav />
+      <VerifyEmailBanner />
+      <main id="main" className="main" tabIndex={-1}>
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
+      </main>
+      <footer className="footer">
+        <p>
+          {M.brand} · {M.tagline}
+        </p>
+      </footer>
+      <ScrollRestoration />
+    </div>
+  );
+}
+
+/** Routes outside the shared layout (/admin/cron): just the page. */
+export function BareLayout() {
+  return (
+    <main id="main" className="main main-bare">
+      <Suspense fallback={<Loading />}>
+        <Outlet />
+      </Suspense>
+      <ScrollRestoration />
+    </main>
+  );
+}

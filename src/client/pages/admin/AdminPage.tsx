@@ -1,0 +1,5 @@
+import { ComingSoon } from '../../components/ComingSoon';
+
+export default function AdminPage() {
+  return <ComingSoon title="Admin" />;
+}

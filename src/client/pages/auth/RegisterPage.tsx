@@ -1,0 +1,91 @@
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import { RegisterInput } from '../../../shared/schemas/auth';
+import { Field } from '../../components/Field';
+import { Notice } from '../../components/Notice';
+import { errorMessage } from '../../lib/errors';
+import { validate, type FieldErrors } from '../../lib/forms';
+import { trpc } from '../../trpc';
+import { AuthCard } from './AuthCard';
+
+export default function RegisterPage() {
+  const [email, setEmail] = useState('');
+  const [username, setUsername] = useState('');
+  const [phone, setPhone] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const register = trpc.auth.register.useMutation();
+
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (register.isPending) return;
+    const v = validate(RegisterInput, { email, username, phone, password });
+    setErrors(v.errors);
+    if (v.ok) register.mutate(v.data);
+  }
+
+  const loginLink = (
+    <span>
+      Already have an account? <Link to="/login">Log in</Link>
+    </span>
+  );
+
+  if (register.isSuccess) {
+    return (
+      <AuthCard title="Create account" footer={loginLink}>
+        <Notice kind="success">{register.data.message || M.registered}</Notice>
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard title="Create account" footer={loginLink}>
+      <form className="form" onSubmit={onSubmit} noValidate>
+        <Field
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={errors.email}
+        />
+        <Field
+          label="Username"
+          hint="optional"
+          name="username"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          error={errors.username}
+        />
+        <Field
+          label="Phone"
+          hint="optional"
+          type="tel"
+          name="phone"
+          autoComplete="tel"
+          value={phone}
+          onChange={(e) => setPhone(e.target.value)}
+          error={errors.phone}
+        />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.password}
+        />
+        <Notice kind="error">{register.isError ? errorMessage(register.error, M.requestFailed) : null}</Notice>
+        <button type="submit" className="button button-block" disabled={register.isPending}>
+          Create account
+        </button>
+      </form>
+    </AuthCard>
+  );
+}

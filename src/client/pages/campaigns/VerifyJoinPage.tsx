@@ -1,0 +1,5 @@
+import { ComingSoon } from '../../components/ComingSoon';
+
+export default function VerifyJoinPage() {
+  return <ComingSoon title="Confirm your support" />;
+}

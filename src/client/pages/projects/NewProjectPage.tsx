@@ -1,0 +1,5 @@
+import { ComingSoon } from '../../components/ComingSoon';
+
+export default function NewProjectPage() {
+  return <ComingSoon title="New project" />;
+}
