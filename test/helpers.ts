@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { and, desc, eq } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
@@ -38,8 +40,19 @@ export async function openTestDatabase(): Promise<Database & { reopen(): Promise
   return { ...db, reopen: async () => ({ ...db, close: async () => {} }) };
 }
 
+let tempDataDir: string | undefined;
+/** A data directory of this test file's own (uploads land there), removed when the process ends. */
+export function testDataDir(): string {
+  if (!tempDataDir) {
+    tempDataDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-data-'));
+    const dir = tempDataDir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return tempDataDir;
+}
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10' }), ...overrides };
+  return { ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10' }), dataDir: testDataDir(), ...overrides };
 }
 
 export async function buildTestApp(db: Database, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
@@ -152,4 +165,37 @@ export async function trpc(
     headers: res.headers,
     cookies: res.cookies,
   };
+}
+
+/** A multipart/form-data body built by hand, as a browser would send it. */
+export function multipart(files: { field: string; filename: string; data: Buffer; contentType?: string }[]) {
+  const boundary = `----kindling${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const f of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${f.field}"; filename="${f.filename}"\r\nContent-Type: ${f.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      ),
+      f.data,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A PNG made on the spot. */
+export async function pngImage(width = 320, height = 200, color = { r: 200, g: 80, b: 40 }): Promise<Buffer> {
+  const { default: sharp } = await import('sharp');
+  return sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+}
+
+/** Uploads `count` generated images through the real endpoint and returns their {url, alt}. */
+export async function uploadImages(app: FastifyInstance, who: Client, count = 1, kind: 'cover' | 'gallery' = 'gallery') {
+  const files = [];
+  for (let i = 0; i < count; i++) files.push({ field: 'files', filename: `image-${i}.png`, data: await pngImage(320 + i, 200), contentType: 'image/png' });
+  const body = multipart(files);
+  const res = await call(app, who, { method: 'POST', url: `/api/upload/campaign/multi?kind=${kind}`, payload: body.payload, headers: body.headers });
+  if (res.statusCode >= 300) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { images: { url: string; alt: string }[] }).images;
 }

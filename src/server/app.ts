@@ -12,6 +12,14 @@ import { registerSecurityHeaders } from './http/security';
 import { createRateLimiter } from './lib/rate-limit';
 import { createMailer, type Mailer } from './mail/mailer';
 import { authRest } from './modules/auth/rest';
+import { campaignsRest } from './modules/campaigns/rest';
+import { projectsRest } from './modules/projects/rest';
+import { tagsRest } from './modules/tags/rest';
+import { usersRest } from './modules/users/rest';
+import { uploadsRest } from './modules/uploads/rest';
+import { registerTrpcUploadLimit } from './modules/uploads/router';
+import { registerUploadsStatic } from './storage/serve';
+import { createLocalStorage, uploadsDir, type Storage } from './storage/storage';
 import { createServices, type Services } from './services';
 import { makeCreateContext } from './trpc/init';
 import { appRouter, type AppRouter } from './trpc/router';
@@ -35,6 +43,8 @@ export interface BuildAppOptions {
   mailer?: Mailer;
   /** The built client to serve (defaults to dist/client). */
   clientDist?: string;
+  /** Where uploads are stored (defaults to local disk under DATA_DIR/uploads). */
+  storage?: Storage;
 }
 
 /** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
@@ -49,7 +59,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log }));
-  const deps: Deps = { db, config, mailer, limiter: createRateLimiter(db, config.rateLimitPerMinute), log: app.log };
+  const storage = opts.storage ?? createLocalStorage(uploadsDir(config.dataDir));
+  const deps: Deps = { db, config, mailer, limiter: createRateLimiter(db, config.rateLimitPerMinute), log: app.log, storage };
   const services = createServices(deps);
   app.decorate('deps', deps);
   app.decorate('services', services);
@@ -65,8 +76,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(
     async (api) => {
       authRest(api, services, deps);
+      campaignsRest(api, services);
+      projectsRest(api, services);
+      tagsRest(api, services);
+      usersRest(api, services);
     },
   );
+  // multipart parsing only in the uploads scope; uploaded files served from DATA_DIR/uploads
+  await app.register(async (api) => uploadsRest(api, services));
+  await registerUploadsStatic(app, uploadsDir(config.dataDir));
+  registerTrpcUploadLimit(app);
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',

@@ -4,6 +4,7 @@ import type { Db } from './db/client';
 import type { Session, SessionUser } from './auth/session';
 import type { RateLimiter } from './lib/rate-limit';
 import type { Mailer } from './mail/mailer';
+import type { Storage } from './storage/storage';
 
 /** What every service needs from the outside world; built once per app in app.ts. */
 export interface Deps {
@@ -12,6 +13,8 @@ export interface Deps {
   mailer: Mailer;
   limiter: RateLimiter;
   log: FastifyBaseLogger;
+  /** Uploaded files (local disk under DATA_DIR/uploads by default). */
+  storage: Storage;
 }
 
 /** Who is calling: the same for both doors. */

@@ -56,3 +56,8 @@ export const DISPUTE_REDIRECT_MS = 600;
 export const DISPUTE_MODAL_CLOSE_MS = 500;
 export const AVATAR_RELOAD_MS = 300;
 export const AVATAR_JPEG_QUALITY = 0.92;
+
+/** Uploads (decisions.md "Content and images"): per file, per request, and decoded pixels. */
+export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
+export const UPLOAD_MAX_FILES = 10;
+export const UPLOAD_MAX_PIXELS = 40_000_000;

@@ -9,3 +9,5 @@ export * from './money';
 export * from './disputes';
 export * from './admin';
 export * from './uploads';
+export * from './counts';
+export * from './tags';

@@ -1,0 +1,38 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { M } from '../../shared/messages';
+import { toMinor } from '../../shared/money';
+import type { DbOrTx } from '../db/client';
+import { images as uploadedImages } from '../db/schema';
+import type { Actor } from '../deps';
+import { badRequest } from './errors';
+
+/** Rules shared by campaigns and projects (the spec's "items"). */
+
+/** Who may see adult items: people with hasAdultAccess. */
+export function canSeeAdult(actor: Actor): boolean {
+  return actor.user?.hasAdultAccess === true;
+}
+
+/** Goal in minor units, or a head count when the goal counts supporters. */
+export function goalToStored(goal: number, targetType: 'amount' | 'supporters'): number {
+  return targetType === 'supporters' ? Math.round(goal) : toMinor(goal);
+}
+
+/** The images an item refers to: its cover and its gallery. */
+export function imageUrlsOf(item: { imageUrl?: string | null; images?: { url: string }[] | null }): string[] {
+  return [...(item.imageUrl ? [item.imageUrl] : []), ...(item.images ?? []).map((i) => i.url)];
+}
+
+/**
+ * Every image an item refers to must be one of our uploads, made by the caller (or already on
+ * the item being edited), so nobody can point an item at someone else's files or another site.
+ */
+export async function assertOwnImages(db: DbOrTx, ownerId: string, urls: string[], alreadyOnItem: string[] = []): Promise<void> {
+  const wanted = [...new Set(urls.filter((u) => !alreadyOnItem.includes(u)))];
+  if (!wanted.length) return;
+  const found = await db
+    .select({ url: uploadedImages.url })
+    .from(uploadedImages)
+    .where(and(inArray(uploadedImages.url, wanted), eq(uploadedImages.ownerId, ownerId)));
+  if (found.length !== wanted.length) throw badRequest(M.imageNotUploaded);
+}

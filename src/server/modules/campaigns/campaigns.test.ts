@@ -1,0 +1,335 @@
+import { count, eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { M } from '../../../shared/messages';
+import { campaigns, changeHistory, donations, ledgerEntries, ledgerGroups, supports, users } from '../../db/schema';
+import { buildTestApp, call, openTestDatabase, signUp, trpc, uploadImages, type Client } from '../../../../test/helpers';
+
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let app: FastifyInstance;
+let alice: Awaited<ReturnType<typeof signUp>>;
+let bob: Awaited<ReturnType<typeof signUp>>;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  app = await buildTestApp(database);
+  alice = await signUp(app, { username: 'alice' });
+  bob = await signUp(app, { username: 'bob' });
+});
+afterAll(async () => {
+  await app?.close();
+  await database?.close();
+});
+
+const campaignCount = async () => (await database.db.select({ n: count() }).from(campaigns))[0].n;
+const post = (who: Client | null, payload: unknown) => call(app, who, { method: 'POST', url: '/api/campaigns', payload: payload as object });
+const get = (who: Client | null, url: string) => call(app, who, { method: 'GET', url });
+
+async function create(who: Client, payload: Record<string, unknown>) {
+  const res = await post(who, payload);
+  if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+describe('POST /api/campaigns', () => {
+  it('creates a campaign with defaults, normalised tags and the owner as an object', async () => {
+    const res = await post(alice, { title: '  Community garden  ', description: 'Plant trees together', tags: [' Garden', 'garden', '', 'Green '] });
+    expect(res.statusCode).toBe(201);
+    const c = res.json();
+    expect(c).toMatchObject({
+      title: 'Community garden',
+      description: 'Plant trees together',
+      tags: ['garden', 'green'],
+      type: 'other',
+      targetType: 'amount',
+      goalAmount: 0,
+      currency: 'USD',
+      actionMode: 'donation',
+      imageUrl: null,
+      images: [],
+      executionDate: null,
+      isPast: false,
+      coordination: 'Open',
+      totalRaised: 0,
+      support: 0,
+      supporters: 0,
+      donated: 0,
+      ownerId: { _id: alice.userId, username: 'alice' },
+    });
+    expect(c._id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.stringify(c)).not.toContain(alice.email);
+    const history = await database.db.select().from(changeHistory).where(eq(changeHistory.key, c._id));
+    expect(history).toEqual([expect.objectContaining({ modelName: 'Campaign', action: 'create', actorId: alice.userId })]);
+  });
+
+  it('stores the goal in cents and answers it in major units', async () => {
+    const c = await create(alice, { title: 'Goal', goalAmount: 1234.5, currency: 'EUR' });
+    expect(c.goalAmount).toBe(1234.5);
+    const [row] = await database.db.select().from(campaigns).where(eq(campaigns.id, c._id));
+    expect(row.goalAmount).toBe(123450);
+    expect(row.currency).toBe('EUR');
+    expect((await create(alice, { title: 'Empty goal', goalAmount: '' })).goalAmount).toBe(0);
+    expect((await create(alice, { title: 'String goal', goalAmount: '250' })).goalAmount).toBe(250);
+  });
+
+  it('keeps a cover and a gallery uploaded by the owner', async () => {
+    const [cover] = await uploadImages(app, alice, 1, 'cover');
+    const gallery = await uploadImages(app, alice, 2, 'gallery');
+    const c = await create(alice, { title: 'With images', imageUrl: cover.url, images: gallery });
+    expect(c.imageUrl).toBe(cover.url);
+    expect(c.images).toEqual(gallery.map((g) => ({ url: g.url, alt: g.alt })));
+    const detail = await get(null, `/api/campaigns/${c._id}`);
+    expect(detail.json().images).toHaveLength(2);
+  });
+
+  it('shows the execution date as coordination and knows when it is past', async () => {
+    const future = await create(alice, { title: 'Future', executionDate: '2031-12-05T10:00:00.000Z' });
+    expect(future.coordination).toBe('Executes 5 Dec 2031 - 0 supporters');
+    expect(future.isPast).toBe(false);
+    const past = await create(alice, { title: 'Past', executionDate: '2020-01-02' });
+    expect(past.isPast).toBe(true);
+  });
+
+  it.each([
+    [{}, 'Title is required'],
+    [{ title: '   ' }, 'Title is required'],
+    [{ title: 'x'.repeat(201) }, 'Title can be at most 200 characters'],
+    [{ title: 'T', goalAmount: -1 }, 'Goal must be a number of at least 0'],
+    [{ title: 'T', goalAmount: 'lots' }, 'Goal must be a number of at least 0'],
+    [{ title: 'T', goalAmount: 10.555 }, 'Goal must be a number of at least 0'],
+    [{ title: 'T', currency: 'JPY' }, 'Currency must be USD, EUR or GBP'],
+    [{ title: 'T', type: 'cooking' }, 'Choose a category'],
+    [{ title: 'T', actionMode: 'maybe' }, 'Mode must be support, donation or both'],
+    [{ title: 'T', executionDate: 'soon' }, 'Enter a valid execution date'],
+    [{ title: 'T', imageUrl: 'https://evil.example/pixel.gif' }, 'Images must be uploaded to Kindling first'],
+    [{ title: 'T', images: [{ url: '/uploads/gallery/not-there.webp' }] }, 'Images must be uploaded to Kindling first'],
+  ])('refuses %j with 400 and stores nothing', async (payload, message) => {
+    const before = await campaignCount();
+    const res = await post(alice, payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: message });
+    expect(await campaignCount()).toBe(before);
+  });
+
+  it("refuses another person's uploads", async () => {
+    const [bobs] = await uploadImages(app, bob, 1, 'cover');
+    const before = await campaignCount();
+    const res = await post(alice, { title: 'Borrowed cover', imageUrl: bobs.url });
+    expect(res.statusCode).toBe(400);
+    expect(await campaignCount()).toBe(before);
+  });
+
+  it('needs a signed-in person', async () => {
+    const before = await campaignCount();
+    const res = await post(null, { title: 'Anonymous' });
+    expect(res.statusCode).toBe(401);
+    expect(await campaignCount()).toBe(before);
+  });
+});
+
+describe('GET /api/campaigns/{id}', () => {
+  it('answers 404 for an unknown or malformed id', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-an-id']) {
+      const res = await get(null, `/api/campaigns/${id}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: 'Campaign not found' });
+    }
+  });
+
+  it('computes raised, supporters and the viewer’s own donations from real rows', async () => {
+    const c = await create(alice, { title: 'Funded', actionMode: 'both', executionDate: '2031-01-15' });
+    await database.db.transaction(async (tx) => {
+      const [d] = await tx
+        .insert(donations)
+        .values({ campaignId: c._id, donorId: bob.userId, amount: 1050, currency: 'USD', status: 'succeeded', provider: 'sandbox', idempotencyKey: `k-${c._id}` })
+        .returning();
+      const [g] = await tx.insert(ledgerGroups).values({ kind: 'donation', donationId: d.id }).returning();
+      await tx.insert(ledgerEntries).values([
+        { groupId: g.id, accountType: 'provider', accountId: 'sandbox', amount: -1050, currency: 'USD' },
+        { groupId: g.id, accountType: 'campaign', accountId: c._id, amount: 1050, currency: 'USD' },
+      ]);
+      await tx.insert(supports).values([
+        { campaignId: c._id, userId: bob.userId, confirmedAt: new Date() },
+        { campaignId: c._id, email: 'guest@example.com' },
+      ]);
+    });
+    const asBob = (await get(bob, `/api/campaigns/${c._id}`)).json();
+    expect(asBob).toMatchObject({ totalRaised: 10.5, supporters: 1, support: 1, donated: 10.5, coordination: 'Executes 15 Jan 2031 - 1 supporter' });
+    const asVisitor = (await get(null, `/api/campaigns/${c._id}`)).json();
+    expect(asVisitor).toMatchObject({ totalRaised: 10.5, donated: 0 });
+  });
+});
+
+describe('PUT /api/campaigns/{id}', () => {
+  it('lets the owner edit text, tags, images and the execution date, with history', async () => {
+    const c = await create(alice, { title: 'Before', tags: ['one'] });
+    const gallery = await uploadImages(app, alice, 1);
+    const res = await call(app, alice, {
+      method: 'PUT',
+      url: `/api/campaigns/${c._id}`,
+      payload: { title: 'After', tags: ['Two', 'two'], images: gallery, executionDate: '2032-03-01' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ title: 'After', tags: ['two'], images: [{ url: gallery[0].url }] });
+    expect(new Date(res.json().executionDate).toISOString()).toBe('2032-03-01T00:00:00.000Z');
+    const history = await database.db.select().from(changeHistory).where(eq(changeHistory.key, c._id));
+    const update = history.find((h) => h.action === 'update')!;
+    expect(update.fields.sort()).toEqual(['executionDate', 'images', 'tags', 'title']);
+    // clearing the date
+    const cleared = await call(app, alice, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { executionDate: null } });
+    expect(cleared.json().executionDate).toBeNull();
+  });
+
+  it("refuses someone else's campaign (403), signed-out callers (401) and bad input (400), changing nothing", async () => {
+    const c = await create(alice, { title: 'Mine' });
+    const other = await call(app, bob, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { title: 'Stolen' } });
+    expect(other.statusCode).toBe(403);
+    expect(other.json()).toEqual({ error: 'Only the owner can do that' });
+    const anon = await call(app, null, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { title: 'Stolen' } });
+    expect(anon.statusCode).toBe(401);
+    const bad = await call(app, alice, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { title: '' } });
+    expect(bad.statusCode).toBe(400);
+    const missing = await call(app, alice, { method: 'PUT', url: '/api/campaigns/00000000-0000-4000-8000-000000000000', payload: { title: 'x' } });
+    expect(missing.statusCode).toBe(404);
+    expect((await get(null, `/api/campaigns/${c._id}`)).json().title).toBe('Mine');
+  });
+});
+
+describe('adult campaigns', () => {
+  it('are offered only to people with adult access and hidden from everyone else', async () => {
+    const refused = await post(bob, { title: 'Not allowed', type: 'adult' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ error: M.adultNotAllowed });
+
+    const carol = await signUp(app, { username: 'carol' });
+    await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, carol.userId));
+    const adult = await create(carol, { title: 'Grown-up zine', type: 'adult', description: 'uniqueadultword' });
+
+    expect((await get(null, `/api/campaigns/${adult._id}`)).statusCode).toBe(404);
+    expect((await get(bob, `/api/campaigns/${adult._id}`)).statusCode).toBe(404);
+    expect((await get(carol, `/api/campaigns/${adult._id}`)).statusCode).toBe(200);
+
+    const forBob = (await get(bob, '/api/campaigns?q=uniqueadultword')).json();
+    expect(forBob).toMatchObject({ items: [], total: 0 });
+    const forCarol = (await get(carol, '/api/campaigns?q=uniqueadultword')).json();
+    expect(forCarol.total).toBe(1);
+
+    const all = (await get(null, '/api/campaigns?limit=100')).json();
+    const allForCarol = (await get(carol, '/api/campaigns?limit=100')).json();
+    expect(allForCarol.total).toBe(all.total + 1);
+    expect(all.items.some((i: { type: string }) => i.type === 'adult')).toBe(false);
+  });
+});
+
+describe('GET /api/campaigns: paging', () => {
+  let dave: Awaited<ReturnType<typeof signUp>>;
+  beforeAll(async () => {
+    dave = await signUp(app, { username: 'dave' });
+    for (let i = 1; i <= 45; i++) await create(dave, { title: `Paging item ${i}`, tags: ['pagingtag'] });
+  });
+
+  it('lists newest first, 20 a page, with the total', async () => {
+    const p1 = (await get(null, '/api/campaigns?q=pagingtag')).json();
+    expect(p1.total).toBe(45);
+    expect(p1.items).toHaveLength(20);
+    expect(p1.items[0].title).toBe('Paging item 45');
+    expect(p1.page).toBe(1);
+    const p3 = (await get(null, '/api/campaigns?q=pagingtag&page=3')).json();
+    expect(p3.items.map((i: { title: string }) => i.title)).toEqual(['Paging item 5', 'Paging item 4', 'Paging item 3', 'Paging item 2', 'Paging item 1']);
+    expect(p3.nextCursor).toBeNull();
+    const beyond = (await get(null, '/api/campaigns?q=pagingtag&page=4')).json();
+    expect(beyond).toMatchObject({ items: [], total: 45 });
+  });
+
+  it('pages by cursor exactly as by page number', async () => {
+    const byPage: string[] = [];
+    for (let page = 1; page <= 3; page++) byPage.push(...(await get(null, `/api/campaigns?q=pagingtag&page=${page}`)).json().items.map((i: { _id: string }) => i._id));
+    const byCursor: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `/api/campaigns?q=pagingtag${cursor ? `&cursor=${cursor}` : ''}`;
+      const body = (await get(null, url)).json();
+      byCursor.push(...body.items.map((i: { _id: string }) => i._id));
+      cursor = body.nextCursor;
+    } while (cursor);
+    expect(byCursor).toEqual(byPage);
+    expect(new Set(byCursor).size).toBe(45);
+  });
+
+  it('caps the limit and refuses nonsense paging with 400', async () => {
+    const capped = (await get(null, '/api/campaigns?limit=1000')).json();
+    expect(capped.limit).toBe(100);
+    for (const [qs, message] of [
+      ['page=0', M.pageInvalid],
+      ['page=abc', M.pageInvalid],
+      ['limit=0', M.limitInvalid],
+      ['limit=-5', M.limitInvalid],
+      ['cursor=garbage', M.cursorInvalid],
+    ]) {
+      const res = await get(null, `/api/campaigns?${qs}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: message });
+    }
+  });
+});
+
+describe('GET /api/campaigns: search', () => {
+  let ids: Record<string, string>;
+  beforeAll(async () => {
+    const erin = await signUp(app, { username: 'erin' });
+    ids = {
+      photo: (await create(erin, { title: 'Street photography walk', description: 'We shoot the city at dawn', tags: ['urban'] }))._id,
+      mural: (await create(erin, { title: 'Mural for the school', description: 'Children are painting the big wall', tags: ['kids', 'art-class'] }))._id,
+      synth: (await create(erin, { title: 'Modular synth meetup', description: 'Patch cables everywhere', tags: ['music'] }))._id,
+    };
+  });
+  const found = async (q: string) => (await get(null, `/api/campaigns?q=${encodeURIComponent(q)}&limit=100`)).json().items.map((i: { _id: string }) => i._id);
+
+  it('finds by a word of the title, the description (any form of the word) and a tag', async () => {
+    expect(await found('photography')).toEqual([ids.photo]);
+    expect(await found('paint')).toEqual([ids.mural]);
+    expect(await found('paintings')).toEqual([ids.mural]);
+    expect(await found('urban')).toEqual([ids.photo]);
+    expect(await found('art-class')).toEqual([ids.mural]);
+    expect(await found('MUSIC')).toEqual([ids.synth]);
+  });
+
+  it('finds partial words and parts of titles', async () => {
+    expect(await found('phot')).toEqual([ids.photo]);
+    expect(await found('odular')).toEqual([ids.synth]);
+    expect(await found('street walk')).toEqual([ids.photo]);
+  });
+
+  it('answers an empty list for no match, and treats odd characters as text', async () => {
+    expect(await found('zzzznothing')).toEqual([]);
+    for (const q of ["it's", '%', '_', 'a & b | !c', '((', '"quoted"', '\\']) {
+      const res = await get(null, `/api/campaigns?q=${encodeURIComponent(q)}`);
+      expect(res.statusCode).toBe(200);
+    }
+    expect(await found('%')).toEqual([]);
+  });
+});
+
+describe('the tRPC door', () => {
+  it('lists, reads, creates and updates with the same rules', async () => {
+    const created = await trpc(app, alice, 'mutation', 'campaigns.create', { title: 'Via tRPC', tags: ['Trpc'] });
+    expect(created.status).toBe(200);
+    expect(created.data).toMatchObject({ title: 'Via tRPC', tags: ['trpc'], ownerId: { _id: alice.userId } });
+    const id = created.data._id;
+    const listed = await trpc(app, null, 'query', 'campaigns.list', { q: 'trpc' });
+    expect(listed.data.items.map((i: { _id: string }) => i._id)).toContain(id);
+    expect((await trpc(app, null, 'query', 'campaigns.get', { id })).data.title).toBe('Via tRPC');
+    expect((await trpc(app, null, 'query', 'campaigns.get', { id: 'nope' })).status).toBe(404);
+
+    expect((await trpc(app, null, 'mutation', 'campaigns.create', { title: 'Anon' })).status).toBe(401);
+    const bad = await trpc(app, alice, 'mutation', 'campaigns.create', { title: '' });
+    expect(bad.status).toBe(400);
+    expect(bad.error?.message).toBe('Title is required');
+
+    const updated = await trpc(app, alice, 'mutation', 'campaigns.update', { id, data: { title: 'Renamed' } });
+    expect(updated.data.title).toBe('Renamed');
+    const stolen = await trpc(app, bob, 'mutation', 'campaigns.update', { id, data: { title: 'Mine now' } });
+    expect(stolen.status).toBe(403);
+    expect((await trpc(app, null, 'query', 'campaigns.get', { id })).data.title).toBe('Renamed');
+  });
+});

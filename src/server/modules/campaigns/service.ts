@@ -1,0 +1,208 @@
+import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import { M } from '../../../shared/messages';
+import { toMajor } from '../../../shared/money';
+import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
+import { campaigns, listCounts, users } from '../../db/schema';
+import type { Actor, Deps } from '../../deps';
+import { forbidden, notFound } from '../../lib/errors';
+import { assertOwnImages, canSeeAdult, goalToStored, imageUrlsOf } from '../../lib/items';
+import { changedFields, recordChange } from '../../lib/history';
+import { isUuid } from '../../lib/ids';
+import { afterCursor, decodeCursor, encodeCursor, searchCondition } from '../../lib/listing';
+import { requireUser } from '../auth/service';
+import { coordinationText } from './coordination';
+
+type Out<T extends z.ZodType> = z.output<T>;
+
+const { searchVector: _sv, ...campaignColumns } = getTableColumns(campaigns);
+
+const raisedSql = sql<string>`coalesce((
+  select sum(e.amount) from ledger_entries e join ledger_groups g on g.id = e.group_id
+  where e.account_type = 'campaign' and e.account_id = ${campaigns.id}::text
+    and e.currency = ${campaigns.currency} and g.kind in ('donation', 'refund')), 0)`;
+const supportersSql = sql<string>`(select count(*) from supports s where s.campaign_id = ${campaigns.id} and s.confirmed_at is not null)`;
+const donatedSql = (viewerId: string | null) =>
+  viewerId
+    ? sql<string>`coalesce((select sum(d.amount) from donations d where d.campaign_id = ${campaigns.id} and d.donor_id = ${viewerId}::uuid and d.status = 'succeeded'), 0)`
+    : sql<string>`0`;
+
+function selection(viewerId: string | null) {
+  return {
+    c: campaignColumns,
+    owner: { id: users.id, username: users.username, name: users.name, imageUrl: users.imageUrl },
+    raised: raisedSql,
+    supporters: supportersSql,
+    donated: donatedSql(viewerId),
+  };
+}
+
+type Row = {
+  c: Omit<typeof campaigns.$inferSelect, 'searchVector'>;
+  owner: { id: string; username: string | null; name: string | null; imageUrl: string | null };
+  raised: string | number;
+  supporters: string | number;
+  donated: string | number;
+};
+
+export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
+  const supporters = Number(r.supporters);
+  return {
+    _id: r.c.id,
+    title: r.c.title,
+    description: r.c.description,
+    tags: r.c.tags,
+    type: r.c.type,
+    targetType: r.c.targetType,
+    coordination: coordinationText(r.c.executionDate, supporters),
+    goalAmount: r.c.targetType === 'supporters' ? r.c.goalAmount : toMajor(r.c.goalAmount),
+    currency: r.c.currency,
+    imageUrl: r.c.imageUrl,
+    images: r.c.images.map((i) => ({ url: i.url, alt: i.alt ?? '' })),
+    actionMode: r.c.actionMode,
+    executionDate: r.c.executionDate,
+    isPast: r.c.executionDate !== null && r.c.executionDate.getTime() < now.getTime(),
+    totalRaised: toMajor(Number(r.raised)),
+    support: supporters,
+    supporters,
+    donated: toMajor(Number(r.donated)),
+    ownerId: { _id: r.owner.id, username: r.owner.username, name: r.owner.name, imageUrl: r.owner.imageUrl, avatarUrl: r.owner.imageUrl },
+    createdAt: r.c.createdAt,
+    updatedAt: r.c.updatedAt,
+  };
+}
+
+export function createCampaignsService(deps: Deps) {
+  const { db } = deps;
+
+  async function load(actor: Actor, id: string): Promise<CampaignDto> {
+    if (!isUuid(id)) throw notFound(M.campaignNotFound);
+    const conds: SQL[] = [eq(campaigns.id, id)];
+    if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
+    const [row] = await db
+      .select(selection(actor.user?.id ?? null))
+      .from(campaigns)
+      .innerJoin(users, eq(users.id, campaigns.ownerId))
+      .where(and(...conds))
+      .limit(1);
+    if (!row) throw notFound(M.campaignNotFound);
+    return toCampaignDto(row as Row);
+  }
+
+  async function unfilteredTotal(actor: Actor): Promise<number> {
+    const rows = await db.select({ adult: listCounts.adult, n: listCounts.n }).from(listCounts).where(eq(listCounts.entity, 'campaigns'));
+    return rows.reduce((sum, r) => (r.adult && !canSeeAdult(actor) ? sum : sum + Number(r.n)), 0);
+  }
+
+  return {
+    /**
+     * Newest first. `page` pages by offset (the documented API); `cursor` (each answer's
+     * nextCursor) pages by keyset, which is what the app's infinite scroll uses, so a deep
+     * page costs the same as the first.
+     */
+    async list(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
+      const { q, page, limit } = query;
+      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+      if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, page, limit, nextCursor: null };
+      const base: SQL[] = [];
+      if (!canSeeAdult(actor)) base.push(ne(campaigns.type, 'adult'));
+      if (filter.ownerId) base.push(eq(campaigns.ownerId, filter.ownerId));
+      const search = searchCondition(campaigns.searchVector, campaigns.title, q);
+      if (search) base.push(search);
+      const where = [...base];
+      if (cursor) where.push(afterCursor(campaigns.createdAt, campaigns.id, cursor));
+
+      const rowsP = db
+        .select(selection(actor.user?.id ?? null))
+        .from(campaigns)
+        .innerJoin(users, eq(users.id, campaigns.ownerId))
+        .where(where.length ? and(...where) : undefined)
+        .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+        .limit(limit)
+        .offset(cursor ? 0 : (page - 1) * limit);
+      const totalP =
+        !search && !filter.ownerId
+          ? unfilteredTotal(actor)
+          : db
+              .select({ n: sql<string>`count(*)` })
+              .from(campaigns)
+              .where(base.length ? and(...base) : undefined)
+              .then((r) => Number(r[0]?.n ?? 0));
+      const [rows, total] = await Promise.all([rowsP, totalP]);
+      const now = new Date();
+      const items = (rows as Row[]).map((r) => toCampaignDto(r, now));
+      const last = rows[rows.length - 1] as Row | undefined;
+      return { items, total, page, limit, nextCursor: last && rows.length === limit ? encodeCursor(last.c) : null };
+    },
+
+    get: load,
+
+    async create(actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> {
+      const { user } = requireUser(actor);
+      if (input.type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+      const id = await db.transaction(async (tx) => {
+        await assertOwnImages(tx, user.id, imageUrlsOf(input));
+        const [row] = await tx
+          .insert(campaigns)
+          .values({
+            ownerId: user.id,
+            title: input.title,
+            description: input.description,
+            tags: input.tags,
+            type: input.type,
+            targetType: input.targetType,
+            goalAmount: goalToStored(input.goalAmount, input.targetType),
+            currency: input.currency,
+            imageUrl: input.imageUrl,
+            images: input.images,
+            actionMode: input.actionMode,
+            executionDate: input.executionDate ?? null,
+          })
+          .returning({ id: campaigns.id });
+        await recordChange(tx, {
+          modelName: 'Campaign',
+          action: 'create',
+          key: row.id,
+          fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined),
+          actorId: user.id,
+        });
+        return row.id;
+      });
+      return load(actor, id);
+    },
+
+    /** The owner edits text, tags, images, goal and execution date. */
+    async update(actor: Actor, id: string, input: Out<typeof UpdateCampaignInput>): Promise<CampaignDto> {
+      const { user } = requireUser(actor);
+      if (!isUuid(id)) throw notFound(M.campaignNotFound);
+      await db.transaction(async (tx) => {
+        const [before] = await tx.select(campaignColumns).from(campaigns).where(eq(campaigns.id, id)).for('update');
+        if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(M.campaignNotFound);
+        if (before.ownerId !== user.id) throw forbidden(M.notOwner);
+        if (input.type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+        await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
+        const targetType = input.targetType ?? before.targetType;
+        const patch: Partial<typeof campaigns.$inferInsert> = {
+          title: input.title,
+          description: input.description,
+          tags: input.tags,
+          type: input.type,
+          targetType: input.targetType,
+          goalAmount: input.goalAmount === undefined ? undefined : goalToStored(input.goalAmount, targetType),
+          currency: input.currency,
+          imageUrl: input.imageUrl,
+          images: input.images,
+          actionMode: input.actionMode,
+          executionDate: input.executionDate,
+        };
+        const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
+        if (!fields.length) return;
+        await tx.update(campaigns).set({ ...patch, updatedAt: new Date() }).where(eq(campaigns.id, id));
+        await recordChange(tx, { modelName: 'Campaign', action: 'update', key: id, fields, actorId: user.id, subjectUserId: before.ownerId });
+      });
+      return load(actor, id);
+    },
+  };
+}
+
+export type CampaignsService = ReturnType<typeof createCampaignsService>;

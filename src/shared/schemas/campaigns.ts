@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { ACTION_MODES, CATEGORIES, CURRENCIES, MAX_PAGE_SIZE, PAGE_SIZE, TARGET_TYPES } from '../constants';
+import { M } from '../messages';
+import { IdSchema, TagsSchema } from './common';
+
+/** An image of a campaign or project: one of our own uploads. */
+export const ImageRefSchema = z.object({
+  url: z.string().trim().max(500),
+  alt: z.string().trim().max(200).optional().default(''),
+});
+export type ImageRef = z.infer<typeof ImageRefSchema>;
+
+/** The goal in major units: empty means 0, otherwise a number >= 0 with at most 2 decimals. */
+export const GoalAmountSchema = z
+  .union([z.number(), z.string(), z.null()])
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return 0;
+    const n = typeof v === 'number' ? v : Number(v.trim());
+    if (!Number.isFinite(n) || n < 0 || n > 1e10 || Math.round(n * 100) !== Math.round(n * 100 * 1e6) / 1e6) {
+      ctx.addIssue({ code: 'custom', message: M.goalInvalid });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const OptionalDate = z
+  .union([z.string(), z.date(), z.null()])
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    if (v === null || v === '') return null;
+    const d = v instanceof Date ? v : new Date(v);
+    if (Number.isNaN(d.getTime())) {
+      ctx.addIssue({ code: 'custom', message: M.executionDateInvalid });
+      return z.NEVER;
+    }
+    return d;
+  });
+
+const ImageUrl = z
+  .string()
+  .trim()
+  .max(500)
+  .nullish()
+  .transform((v) => (v ? v : null));
+
+const fields = {
+  title: z.string({ error: M.titleRequired }).trim().min(1, M.titleRequired).max(200, M.titleTooLong),
+  description: z.string().max(20_000, M.descriptionTooLong).optional().default(''),
+  tags: TagsSchema.optional().default([]),
+  type: z.enum(CATEGORIES, { error: M.typeInvalid }).optional().default('other'),
+  targetType: z.enum(TARGET_TYPES, { error: M.targetTypeInvalid }).optional().default('amount'),
+  goalAmount: GoalAmountSchema,
+  currency: z.enum(CURRENCIES, { error: M.currencyInvalid }).optional().default('USD'),
+  imageUrl: ImageUrl,
+  images: z.array(ImageRefSchema).max(20, M.tooManyGalleryImages).optional().default([]),
+  actionMode: z.enum(ACTION_MODES, { error: M.actionModeInvalid }).optional().default('donation'),
+  executionDate: OptionalDate,
+};
+
+export const CreateCampaignInput = z.object(fields);
+export type CreateCampaignInput = z.input<typeof CreateCampaignInput>;
+
+/** An edit sends only what changes. */
+export const UpdateCampaignInput = z.object({
+  title: fields.title.optional(),
+  description: z.string().max(20_000, M.descriptionTooLong).optional(),
+  tags: TagsSchema.optional(),
+  type: z.enum(CATEGORIES, { error: M.typeInvalid }).optional(),
+  targetType: z.enum(TARGET_TYPES, { error: M.targetTypeInvalid }).optional(),
+  goalAmount: GoalAmountSchema.optional(),
+  currency: z.enum(CURRENCIES, { error: M.currencyInvalid }).optional(),
+  imageUrl: ImageUrl.optional(),
+  images: z.array(ImageRefSchema).max(20, M.tooManyGalleryImages).optional(),
+  actionMode: z.enum(ACTION_MODES, { error: M.actionModeInvalid }).optional(),
+  executionDate: OptionalDate,
+});
+export type UpdateCampaignInput = z.input<typeof UpdateCampaignInput>;
+
+/** Query-string numbers arrive as strings. */
+const PageNumber = z.coerce.number({ error: M.pageInvalid }).int(M.pageInvalid).min(1, M.pageInvalid).max(1_000_000, M.pageInvalid);
+const Limit = z.coerce
+  .number({ error: M.limitInvalid })
+  .int(M.limitInvalid)
+  .min(1, M.limitInvalid)
+  .transform((n) => Math.min(n, MAX_PAGE_SIZE));
+
+export const ListQuery = z.object({
+  q: z.string().trim().max(200).optional().default(''),
+  page: PageNumber.optional().default(1),
+  limit: Limit.optional().default(PAGE_SIZE),
+  /** Opaque keyset cursor from a previous page's `nextCursor`; when given, `page` is ignored. */
+  cursor: z.string().max(200).optional(),
+});
+export type ListQuery = z.input<typeof ListQuery>;
+
+export const OwnerSchema = z.object({
+  _id: z.string(),
+  username: z.string().nullable(),
+  name: z.string().nullable(),
+  imageUrl: z.string().nullable(),
+  avatarUrl: z.string().nullable(),
+});
+
+export const CampaignSchema = z.object({
+  _id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  type: z.enum(CATEGORIES),
+  targetType: z.enum(TARGET_TYPES),
+  coordination: z.string(),
+  goalAmount: z.number(),
+  currency: z.enum(CURRENCIES),
+  imageUrl: z.string().nullable(),
+  images: z.array(z.object({ url: z.string(), alt: z.string() })),
+  actionMode: z.enum(ACTION_MODES),
+  executionDate: z.date().nullable(),
+  isPast: z.boolean(),
+  totalRaised: z.number(),
+  support: z.number(),
+  supporters: z.number(),
+  /** The viewer's own donations to this campaign (0 when signed out). */
+  donated: z.number(),
+  ownerId: OwnerSchema,
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+export type CampaignDto = z.infer<typeof CampaignSchema>;
+
+export const CampaignListSchema = z.object({
+  items: z.array(CampaignSchema),
+  total: z.number(),
+  page: z.number(),
+  limit: z.number(),
+  /** Pass as `cursor` to get the next page by keyset (null on the last page). */
+  nextCursor: z.string().nullable(),
+});
+
+export const IdParams = z.object({ id: IdSchema });
