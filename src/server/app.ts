@@ -51,7 +51,16 @@ export interface BuildAppOptions {
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const { config, db } = opts;
   const app = Fastify({
-    logger: opts.logger === false ? false : { level: config.logLevel },
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            // JSON lines for machines; readable lines when a person watches a terminal in development
+            ...(process.stdout.isTTY && config.env !== 'production'
+              ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
+              : {}),
+          },
     bodyLimit: JSON_BODY_LIMIT,
     // a tRPC batch puts every procedure name into one path parameter
     routerOptions: { maxParamLength: 5000 },
