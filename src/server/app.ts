@@ -12,7 +12,10 @@ import { registerSecurityHeaders } from './http/security';
 import { createRateLimiter } from './lib/rate-limit';
 import { createMailer, type Mailer } from './mail/mailer';
 import { authRest } from './modules/auth/rest';
+import { blocksRest } from './modules/blocks/rest';
 import { campaignsRest } from './modules/campaigns/rest';
+import { commentsRest } from './modules/comments/rest';
+import { favoritesRest } from './modules/favorites/rest';
 import { projectsRest } from './modules/projects/rest';
 import { tagsRest } from './modules/tags/rest';
 import { usersRest } from './modules/users/rest';
@@ -86,6 +89,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     async (api) => {
       authRest(api, services, deps);
       campaignsRest(api, services);
+      commentsRest(api, services);
+      favoritesRest(api, services);
+      blocksRest(api, services);
       projectsRest(api, services);
       tagsRest(api, services);
       usersRest(api, services);

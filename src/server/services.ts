@@ -1,5 +1,8 @@
 import type { Deps } from './deps';
 import { createAuthService } from './modules/auth/service';
+import { createBlocksService } from './modules/blocks/service';
+import { createCommentsService } from './modules/comments/service';
+import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
 import { createProjectsService } from './modules/projects/service';
 import { createTagsService } from './modules/tags/service';
@@ -8,10 +11,15 @@ import { createUploadsService } from './modules/uploads/service';
 
 /** Every domain service, built once per app over the same dependencies. */
 export function createServices(deps: Deps) {
+  const campaigns = createCampaignsService(deps);
+  const projects = createProjectsService(deps);
   return {
     auth: createAuthService(deps),
-    campaigns: createCampaignsService(deps),
-    projects: createProjectsService(deps),
+    campaigns,
+    projects,
+    favorites: createFavoritesService(deps, { campaigns, projects }),
+    comments: createCommentsService(deps, { campaigns }),
+    blocks: createBlocksService(deps),
     tags: createTagsService(deps),
     users: createUsersService(deps),
     uploads: createUploadsService(deps),

@@ -1,5 +1,8 @@
 import { authRouter } from '../modules/auth/router';
+import { blocksRouter } from '../modules/blocks/router';
 import { campaignsRouter } from '../modules/campaigns/router';
+import { commentsRouter } from '../modules/comments/router';
+import { favoritesRouter } from '../modules/favorites/router';
 import { projectsRouter } from '../modules/projects/router';
 import { tagsRouter } from '../modules/tags/router';
 import { uploadsRouter } from '../modules/uploads/router';
@@ -10,6 +13,9 @@ export const appRouter = router({
   auth: authRouter,
   uploads: uploadsRouter,
   campaigns: campaignsRouter,
+  comments: commentsRouter,
+  favorites: favoritesRouter,
+  blocks: blocksRouter,
   projects: projectsRouter,
   tags: tagsRouter,
   users: usersRouter,

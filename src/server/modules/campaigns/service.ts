@@ -1,8 +1,9 @@
-import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
+import type { Db } from '../../db/client';
 import { campaigns, listCounts, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { forbidden, notFound } from '../../lib/errors';
@@ -72,6 +73,49 @@ export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
   };
 }
 
+/** A row of the list's total query: per-adult counts from list_counts, or one count(*). */
+type TotalRow = { adult?: boolean; n: string | number };
+
+/** The list's total from its total query's rows (list_counts rows skip adult ones for who may not see them). */
+export function listTotal(actor: Actor, rows: readonly TotalRow[]): number {
+  return rows.reduce((sum, r) => (r.adult && !canSeeAdult(actor) ? sum : sum + Number(r.n)), 0);
+}
+
+/**
+ * The campaign list's two queries, built but not run: the page of rows, and the total (read
+ * from list_counts when nothing narrows the list, else a count). The service runs them; the
+ * benchmark (bench/) takes their `.toSQL()` to run the very same SQL without the API around it.
+ * A malformed cursor throws a 400.
+ */
+export function campaignListQueries(db: Db, actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
+  const { q, page, limit } = query;
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const base: SQL[] = [];
+  if (!canSeeAdult(actor)) base.push(ne(campaigns.type, 'adult'));
+  if (filter.ownerId) base.push(eq(campaigns.ownerId, filter.ownerId));
+  const search = searchCondition(campaigns.searchVector, campaigns.title, q);
+  if (search) base.push(search);
+  const where = [...base];
+  if (cursor) where.push(afterCursor(campaigns.createdAt, campaigns.id, cursor));
+
+  const rows = db
+    .select(selection(actor.user?.id ?? null))
+    .from(campaigns)
+    .innerJoin(users, eq(users.id, campaigns.ownerId))
+    .where(where.length ? and(...where) : undefined)
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(limit)
+    .offset(cursor ? 0 : (page - 1) * limit);
+  const total: PromiseLike<TotalRow[]> & { toSQL(): { sql: string; params: unknown[] } } =
+    !search && !filter.ownerId
+      ? db.select({ adult: listCounts.adult, n: listCounts.n }).from(listCounts).where(eq(listCounts.entity, 'campaigns'))
+      : db
+          .select({ n: sql<string>`count(*)` })
+          .from(campaigns)
+          .where(base.length ? and(...base) : undefined);
+  return { rows, total };
+}
+
 export function createCampaignsService(deps: Deps) {
   const { db } = deps;
 
@@ -89,11 +133,6 @@ export function createCampaignsService(deps: Deps) {
     return toCampaignDto(row as Row);
   }
 
-  async function unfilteredTotal(actor: Actor): Promise<number> {
-    const rows = await db.select({ adult: listCounts.adult, n: listCounts.n }).from(listCounts).where(eq(listCounts.entity, 'campaigns'));
-    return rows.reduce((sum, r) => (r.adult && !canSeeAdult(actor) ? sum : sum + Number(r.n)), 0);
-  }
-
   return {
     /**
      * Newest first. `page` pages by offset (the documented API); `cursor` (each answer's
@@ -101,34 +140,11 @@ export function createCampaignsService(deps: Deps) {
      * page costs the same as the first.
      */
     async list(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
-      const { q, page, limit } = query;
-      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+      const { page, limit } = query;
       if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, page, limit, nextCursor: null };
-      const base: SQL[] = [];
-      if (!canSeeAdult(actor)) base.push(ne(campaigns.type, 'adult'));
-      if (filter.ownerId) base.push(eq(campaigns.ownerId, filter.ownerId));
-      const search = searchCondition(campaigns.searchVector, campaigns.title, q);
-      if (search) base.push(search);
-      const where = [...base];
-      if (cursor) where.push(afterCursor(campaigns.createdAt, campaigns.id, cursor));
-
-      const rowsP = db
-        .select(selection(actor.user?.id ?? null))
-        .from(campaigns)
-        .innerJoin(users, eq(users.id, campaigns.ownerId))
-        .where(where.length ? and(...where) : undefined)
-        .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
-        .limit(limit)
-        .offset(cursor ? 0 : (page - 1) * limit);
-      const totalP =
-        !search && !filter.ownerId
-          ? unfilteredTotal(actor)
-          : db
-              .select({ n: sql<string>`count(*)` })
-              .from(campaigns)
-              .where(base.length ? and(...base) : undefined)
-              .then((r) => Number(r[0]?.n ?? 0));
-      const [rows, total] = await Promise.all([rowsP, totalP]);
+      const q = campaignListQueries(db, actor, query, filter);
+      const [rows, totalRows] = await Promise.all([q.rows, q.total]);
+      const total = listTotal(actor, totalRows);
       const now = new Date();
       const items = (rows as Row[]).map((r) => toCampaignDto(r, now));
       const last = rows[rows.length - 1] as Row | undefined;
@@ -136,6 +152,20 @@ export function createCampaignsService(deps: Deps) {
     },
 
     get: load,
+
+    /** The visible ones among these ids (for favorites), in no particular order. */
+    async byIds(actor: Actor, ids: string[]) {
+      const valid = ids.filter(isUuid);
+      if (!valid.length) return [];
+      const conds: SQL[] = [inArray(campaigns.id, valid)];
+      if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
+      const rows = await db
+        .select(selection(actor.user?.id ?? null))
+        .from(campaigns)
+        .innerJoin(users, eq(users.id, campaigns.ownerId))
+        .where(and(...conds));
+      return (rows as Row[]).map((r) => toCampaignDto(r));
+    },
 
     async create(actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> {
       const { user } = requireUser(actor);

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
@@ -153,6 +153,20 @@ export function createProjectsService(deps: Deps) {
     },
 
     get: load,
+
+    /** The visible ones among these ids (for favorites), in no particular order. */
+    async byIds(actor: Actor, ids: string[]) {
+      const valid = ids.filter(isUuid);
+      if (!valid.length) return [];
+      const conds: SQL[] = [inArray(projects.id, valid)];
+      if (!canSeeAdult(actor)) conds.push(ne(projects.type, 'adult'));
+      const rows = await db
+        .select(selection(actor.user?.id ?? null))
+        .from(projects)
+        .innerJoin(users, eq(users.id, projects.ownerId))
+        .where(and(...conds));
+      return (rows as Row[]).map((r) => toProjectDto(r));
+    },
 
     async create(actor: Actor, input: Out<typeof CreateProjectInput>): Promise<ProjectDto> {
       const { user } = requireUser(actor);

@@ -1,10 +1,35 @@
+import { z } from 'zod';
+import { CampaignListSchema, ListQuery } from '../../../shared/schemas/campaigns';
+import { IdSchema } from '../../../shared/schemas/common';
+import { PublicUserListSchema, PublicUsersQuery, UpdateProfileInput } from '../../../shared/schemas/profiles';
 import { SuggestedUsersQuery } from '../../../shared/schemas/tags';
-import { publicProcedure, router } from '../../trpc/init';
+import { PublicUserSchema, UserSchema } from '../../../shared/schemas/user';
+import { authedProcedure, publicProcedure, router } from '../../trpc/init';
 import { SuggestedUsersSchema } from './service';
 
 export const usersRouter = router({
+  list: publicProcedure
+    .input(PublicUsersQuery)
+    .output(PublicUserListSchema)
+    .query(({ ctx, input }) => ctx.services.users.listPublic(input)),
+  get: publicProcedure
+    .input(z.object({ id: IdSchema }))
+    .output(PublicUserSchema)
+    .query(({ ctx, input }) => ctx.services.users.getPublic(input.id)),
+  campaigns: publicProcedure
+    .input(ListQuery.extend({ userId: IdSchema }))
+    .output(CampaignListSchema)
+    .query(async ({ ctx, input }) => {
+      const { userId, ...query } = input;
+      await ctx.services.users.getPublic(userId);
+      return ctx.services.campaigns.list(ctx.actor, query, { ownerId: userId });
+    }),
   suggested: publicProcedure
     .input(SuggestedUsersQuery)
     .output(SuggestedUsersSchema)
     .query(({ ctx, input }) => ctx.services.users.suggestedForProject(ctx.actor, input.projectId)),
+  updateProfile: authedProcedure
+    .input(UpdateProfileInput)
+    .output(UserSchema)
+    .mutation(({ ctx, input }) => ctx.services.users.updateProfile(ctx.actor, input)),
 });

@@ -1,22 +1,78 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, ilike, ne, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { M } from '../../../shared/messages';
-import { PublicUserSchema } from '../../../shared/schemas/user';
+import type { PublicUsersQuery, UpdateProfileInput } from '../../../shared/schemas/profiles';
+import { PublicUserSchema, type PublicUserDto, type UserDto } from '../../../shared/schemas/user';
 import { projects, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { notFound } from '../../lib/errors';
+import { conflict, isUniqueViolation, notFound } from '../../lib/errors';
+import { changedFields, recordChange } from '../../lib/history';
+import { likeEscape, prefixTsQuery } from '../../lib/listing';
+import { requireUser } from '../auth/service';
 import { isUuid } from '../../lib/ids';
 import { canSeeAdult } from '../../lib/items';
-import { toPublicUserDto } from './dto';
+import { toPublicUserDto, toUserDto } from './dto';
 
 export const SuggestedUserSchema = PublicUserSchema.extend({ sharedTags: z.array(z.string()) });
 export const SuggestedUsersSchema = z.object({ items: z.array(SuggestedUserSchema) });
 
 const SUGGESTIONS = 12;
 
+const publicColumns = { id: users.id, username: users.username, name: users.name, tags: users.tags, imageUrl: users.imageUrl, createdAt: users.createdAt };
+
+/** A postgres text[] literal parameter. */
+function textArray(values: string[]) {
+  return sql`${`{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+}
+
 export function createUsersService(deps: Deps) {
   const { db } = deps;
   return {
+    /** The people directory: search by name or username, filter by tags (all or any), newest first. */
+    async listPublic(query: z.output<typeof PublicUsersQuery>) {
+      const { q, tags, match, page, limit } = query;
+      const conds: SQL[] = [];
+      if (q) {
+        const ts = prefixTsQuery(q);
+        const like = `%${likeEscape(q)}%`;
+        const text = or(ilike(users.name, like), ilike(users.username, like))!;
+        conds.push(ts ? or(sql`${users.searchVector} @@ to_tsquery('simple', ${ts})`, text)! : text);
+      }
+      if (tags.length) conds.push(match === 'all' ? sql`${users.tags} @> ${textArray(tags)}` : sql`${users.tags} && ${textArray(tags)}`);
+      const where = conds.length ? and(...conds) : undefined;
+      const [rows, [{ n }]] = await Promise.all([
+        db.select(publicColumns).from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset((page - 1) * limit),
+        db.select({ n: sql<string>`count(*)` }).from(users).where(where),
+      ]);
+      return { items: rows.map(toPublicUserDto), total: Number(n), page, limit };
+    },
+
+    async getPublic(id: string): Promise<PublicUserDto> {
+      if (!isUuid(id)) throw notFound(M.userNotFound);
+      const [u] = await db.select(publicColumns).from(users).where(eq(users.id, id));
+      if (!u) throw notFound(M.userNotFound);
+      return toPublicUserDto(u);
+    },
+
+    /** A person edits their own username, phone, name and tags. */
+    async updateProfile(actor: Actor, input: z.output<typeof UpdateProfileInput>): Promise<UserDto> {
+      const { user } = requireUser(actor);
+      const patch = { username: input.username, phone: input.phone, name: input.name, tags: input.tags };
+      const fields = changedFields(user as unknown as Record<string, unknown>, patch);
+      if (!fields.length) return toUserDto(user);
+      try {
+        const updated = await db.transaction(async (tx) => {
+          const [row] = await tx.update(users).set({ ...patch, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+          await recordChange(tx, { modelName: 'User', action: 'update', key: user.id, fields, actorId: user.id });
+          return row;
+        });
+        return toUserDto(updated);
+      } catch (err) {
+        if (isUniqueViolation(err, 'users_username_key')) throw conflict(M.usernameTaken);
+        throw err;
+      }
+    },
+
     /** People whose tags overlap the project's, most shared tags first, never the owner. */
     async suggestedForProject(actor: Actor, projectId: string): Promise<z.infer<typeof SuggestedUsersSchema>> {
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
@@ -26,7 +82,7 @@ export function createUsersService(deps: Deps) {
         .where(eq(projects.id, projectId));
       if (!project || (project.type === 'adult' && !canSeeAdult(actor))) throw notFound(M.projectNotFound);
       if (!project.tags.length) return { items: [] };
-      const tagsParam = sql`${`{${project.tags.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+      const tagsParam = textArray(project.tags);
       const shared = sql<string[]>`array(select t from unnest(${users.tags}) t where t = any(${tagsParam}) order by t)`;
       const rows = await db
         .select({ u: { id: users.id, username: users.username, name: users.name, tags: users.tags, imageUrl: users.imageUrl, createdAt: users.createdAt }, shared })

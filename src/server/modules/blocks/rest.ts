@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { IdParams } from '../../../shared/schemas/campaigns';
+import { BlockInput, BlockListSchema, BlockStateSchema } from '../../../shared/schemas/community';
+import { restRoute } from '../../http/rest';
+import type { Services } from '../../services';
+
+export function blocksRest(app: FastifyInstance, { blocks }: Services): void {
+  restRoute(app, { method: 'GET', url: '/api/blocks', response: BlockListSchema, handler: ({ actor }) => blocks.list(actor) });
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/blocks',
+    body: BlockInput,
+    response: BlockStateSchema,
+    status: 201,
+    handler: ({ body, actor }) => blocks.block(actor, body.userId),
+  });
+  restRoute(app, {
+    method: 'DELETE',
+    url: '/api/blocks/:id',
+    params: IdParams,
+    response: BlockStateSchema,
+    handler: ({ params, actor }) => blocks.unblock(actor, params.id),
+  });
+}

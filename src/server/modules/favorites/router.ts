@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import {
+  FavoriteIdsSchema,
+  FavoriteInput,
+  FavoriteListSchema,
+  FavoriteSchema,
+  FavoritesQuery,
+  FavoriteStateSchema,
+  FavoriteTargetType,
+} from '../../../shared/schemas/community';
+import { authedProcedure, publicProcedure, router } from '../../trpc/init';
+
+export const favoritesRouter = router({
+  list: authedProcedure
+    .input(FavoritesQuery)
+    .output(FavoriteListSchema)
+    .query(({ ctx, input }) => ctx.services.favorites.list(ctx.actor, input)),
+  ids: publicProcedure
+    .input(z.object({ type: FavoriteTargetType }))
+    .output(FavoriteIdsSchema)
+    .query(({ ctx, input }) => ctx.services.favorites.ids(ctx.actor, input.type)),
+  add: authedProcedure
+    .input(FavoriteInput)
+    .output(FavoriteSchema)
+    .mutation(({ ctx, input }) => ctx.services.favorites.add(ctx.actor, input)),
+  remove: authedProcedure
+    .input(FavoriteInput)
+    .output(FavoriteStateSchema)
+    .mutation(({ ctx, input }) => ctx.services.favorites.remove(ctx.actor, input)),
+});
