@@ -93,6 +93,7 @@ export const M = {
   titleTooLong: 'Title can be at most 200 characters',
   descriptionTooLong: 'Description can be at most 20000 characters',
   goalInvalid: 'Goal must be a number of at least 0',
+  goalSupportersWhole: 'A goal in supporters must be a whole number',
   currencyInvalid: 'Currency must be USD, EUR or GBP',
   typeInvalid: 'Choose a category',
   targetTypeInvalid: 'Target type must be amount or supporters',

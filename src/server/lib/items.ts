@@ -13,9 +13,13 @@ export function canSeeAdult(actor: Actor): boolean {
   return actor.user?.hasAdultAccess === true;
 }
 
-/** Goal in minor units, or a head count when the goal counts supporters. */
+/** Goal in minor units, or a head count when the goal counts supporters (a whole number). */
 export function goalToStored(goal: number, targetType: 'amount' | 'supporters'): number {
-  return targetType === 'supporters' ? Math.round(goal) : toMinor(goal);
+  if (targetType === 'supporters') {
+    if (!Number.isInteger(goal)) throw badRequest(M.goalSupportersWhole);
+    return goal;
+  }
+  return toMinor(goal);
 }
 
 /** The images an item refers to: its cover and its gallery. */

@@ -1,5 +1,115 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import { formatMoney } from '../../../shared/money';
+import type { CampaignDto } from '../../../shared/schemas/campaigns';
+import { categoryLabel, goalText } from '../../components/itemText';
+import { ImageGallery } from '../../components/ImageGallery';
+import { ImageOverlay } from '../../components/ImageOverlay';
+import { Loading } from '../../components/Loading';
+import { Notice } from '../../components/Notice';
+import { OwnerLink } from '../../components/OwnerLink';
+import { TagPills } from '../../components/TagPills';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { errorMessage, httpStatus } from '../../lib/errors';
+import { trpc } from '../../trpc';
 
+const BackLink = () => (
+  <Link className="back-link" to="/campaigns">
+    {M.backToCampaigns}
+  </Link>
+);
+
+/** /campaigns/{id}: the campaign with its cover, owner, figures, description, tags and gallery. */
 export default function CampaignDetailPage() {
-  return <ComingSoon title="Campaign" />;
+  const { id = '' } = useParams();
+  const campaign = trpc.campaigns.get.useQuery({ id }, { enabled: id !== '' });
+  usePageTitle(campaign.data?.title ?? 'Campaign');
+
+  if (campaign.isPending) return <Loading />;
+  if (campaign.isError) {
+    const notFound = httpStatus(campaign.error) === 404;
+    return (
+      <section className="page item-detail">
+        {notFound ? <h1>{M.notFound}</h1> : <Notice kind="error">{errorMessage(campaign.error, M.loadCampaignFailed)}</Notice>}
+        <p>
+          <BackLink />
+        </p>
+      </section>
+    );
+  }
+  return <CampaignView c={campaign.data} />;
+}
+
+function CampaignView({ c }: { c: CampaignDto }) {
+  const [coverOpen, setCoverOpen] = useState(false);
+  const coverAlt = `${c.title} cover`;
+  const showProgress = c.targetType === 'amount' && c.goalAmount > 0;
+  const percent = showProgress ? Math.min(100, Math.round((c.totalRaised / c.goalAmount) * 100)) : 0;
+  return (
+    <article className="page item-detail">
+      <BackLink />
+      <header className="item-head">
+        <h1>{c.title}</h1>
+        <span className="type-badge">{categoryLabel(c.type)}</span>
+        {c.isPast && <span className="status-badge">Past</span>}
+      </header>
+      <div className="detail-grid">
+        <div className="detail-main">
+          {c.imageUrl ? (
+            <button type="button" className="image-button cover" onClick={() => setCoverOpen(true)} aria-label="Enlarge cover image">
+              <img src={c.imageUrl} alt={coverAlt} />
+            </button>
+          ) : (
+            <div className="cover cover-placeholder" aria-hidden="true">
+              {c.title.trim().charAt(0).toUpperCase()}
+            </div>
+          )}
+          {coverOpen && c.imageUrl && <ImageOverlay src={c.imageUrl} alt={coverAlt} onClose={() => setCoverOpen(false)} />}
+          <section className="description" aria-labelledby="about-heading">
+            <h2 id="about-heading">About</h2>
+            {c.description.trim() ? <p className="prewrap">{c.description}</p> : <p className="muted">No description yet.</p>}
+          </section>
+          <ImageGallery images={c.images} title={c.title} />
+        </div>
+        <aside className="detail-side card" aria-label="Campaign details">
+          <div className="owner-row">
+            <OwnerLink person={c.ownerId} avatar size={40} />
+          </div>
+          <dl className="facts">
+            <div>
+              <dt>Type</dt>
+              <dd>{categoryLabel(c.type)}</dd>
+            </div>
+            {c.goalAmount > 0 && (
+              <div>
+                <dt>Goal</dt>
+                <dd>{goalText(c)}</dd>
+              </div>
+            )}
+            <div>
+              <dt>Raised</dt>
+              <dd>{formatMoney(c.totalRaised, c.currency)}</dd>
+            </div>
+            <div>
+              <dt>Coordination</dt>
+              <dd>{c.coordination}</dd>
+            </div>
+            <div>
+              <dt>Supporters</dt>
+              <dd>{c.supporters}</dd>
+            </div>
+          </dl>
+          {showProgress && (
+            <div className="meter" aria-hidden="true">
+              <div className="meter-bar" style={{ width: `${percent}%` }} />
+            </div>
+          )}
+          <TagPills tags={c.tags} basePath="/campaigns" />
+          {/* The Favorite toggle (signed-in users) comes with favorites. */}
+        </aside>
+      </div>
+      {/* The Comments section comes with comments. */}
+    </article>
+  );
 }

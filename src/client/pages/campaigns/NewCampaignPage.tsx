@@ -1,5 +1,36 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { useNavigate } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import { CreateCampaignInput } from '../../../shared/schemas/campaigns';
+import { ItemForm } from '../../components/ItemForm';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { errorMessage } from '../../lib/errors';
+import { trpc } from '../../trpc';
 
+/** /campaigns/new: the create-campaign form; on success the new campaign's page. */
 export default function NewCampaignPage() {
-  return <ComingSoon title="New campaign" />;
+  usePageTitle('New campaign');
+  const navigate = useNavigate();
+  const utils = trpc.useUtils();
+  const create = trpc.campaigns.create.useMutation({
+    onSuccess(campaign) {
+      utils.campaigns.get.setData({ id: campaign._id }, campaign);
+      void utils.campaigns.list.reset();
+      navigate(`/campaigns/${encodeURIComponent(campaign._id)}`);
+    },
+  });
+  return (
+    <section className="page page-form">
+      <h1>New campaign</h1>
+      <div className="card">
+        <ItemForm
+          variant="campaign"
+          schema={CreateCampaignInput}
+          submitLabel="Create campaign"
+          busy={create.isPending || create.isSuccess}
+          error={create.isError ? errorMessage(create.error, M.createCampaignFailed) : null}
+          onSubmit={(data) => create.mutate(data)}
+        />
+      </div>
+    </section>
+  );
 }

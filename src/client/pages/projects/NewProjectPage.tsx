@@ -1,5 +1,37 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { useNavigate } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import { CreateProjectInput } from '../../../shared/schemas/projects';
+import { ItemForm } from '../../components/ItemForm';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { errorMessage } from '../../lib/errors';
+import { trpc } from '../../trpc';
 
+/** /projects/new: the campaign form's fields plus target type; on success the new project's page. */
 export default function NewProjectPage() {
-  return <ComingSoon title="New project" />;
+  usePageTitle('New project');
+  const navigate = useNavigate();
+  const utils = trpc.useUtils();
+  const create = trpc.projects.create.useMutation({
+    onSuccess(project) {
+      utils.projects.get.setData({ id: project._id }, project);
+      void utils.projects.list.reset();
+      navigate(`/projects/${encodeURIComponent(project._id)}`);
+    },
+  });
+  return (
+    <section className="page page-form">
+      <h1>New project</h1>
+      <div className="card">
+        <ItemForm
+          variant="project"
+          schema={CreateProjectInput}
+          submitLabel="Create project"
+          busy={create.isPending || create.isSuccess}
+          // the spec has one default text for creating and editing campaigns and projects
+          error={create.isError ? errorMessage(create.error, M.createCampaignFailed) : null}
+          onSubmit={(data) => create.mutate(data)}
+        />
+      </div>
+    </section>
+  );
 }

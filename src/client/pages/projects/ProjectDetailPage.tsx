@@ -1,5 +1,210 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import type { ProjectDto } from '../../../shared/schemas/projects';
+import { useSession } from '../../auth/useSession';
+import { categoryLabel, goalText } from '../../components/itemText';
+import { ImageGallery } from '../../components/ImageGallery';
+import { ImageOverlay } from '../../components/ImageOverlay';
+import { Loading } from '../../components/Loading';
+import { Notice } from '../../components/Notice';
+import { Avatar, OwnerLink, personName } from '../../components/OwnerLink';
+import { TagPills } from '../../components/TagPills';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { errorMessage, httpStatus } from '../../lib/errors';
+import { trpc } from '../../trpc';
 
+const NO_SUGGESTIONS = 'No suggestions yet.';
+
+const BackLink = () => (
+  <Link className="back-link" to="/projects">
+    Back to projects
+  </Link>
+);
+
+const followersText = (n: number) => `${n} ${n === 1 ? 'follower' : 'followers'}`;
+
+/** /projects/{id}: the project, Follow for signed-in people, Edit/Delete and suggested people for its owner. */
 export default function ProjectDetailPage() {
-  return <ComingSoon title="Project" />;
+  const { id = '' } = useParams();
+  const project = trpc.projects.get.useQuery({ id }, { enabled: id !== '' });
+  usePageTitle(project.data?.title ?? 'Project');
+
+  if (project.isPending) return <Loading />;
+  if (project.isError) {
+    const notFound = httpStatus(project.error) === 404;
+    return (
+      <section className="page item-detail">
+        {notFound ? <h1>{M.notFound}</h1> : <Notice kind="error">{errorMessage(project.error, M.requestFailed)}</Notice>}
+        <p>
+          <BackLink />
+        </p>
+      </section>
+    );
+  }
+  return <ProjectView p={project.data} />;
+}
+
+function ProjectView({ p }: { p: ProjectDto }) {
+  const { user, isSignedIn } = useSession();
+  const isOwner = user !== null && user._id === p.ownerId._id;
+  const [coverOpen, setCoverOpen] = useState(false);
+  const cover = p.coverUrl ?? p.imageUrl;
+  const coverAlt = `${p.title} cover`;
+  const path = `/projects/${encodeURIComponent(p._id)}`;
+
+  return (
+    <article className="page item-detail">
+      <BackLink />
+      <header className="item-head">
+        <h1>{p.title}</h1>
+        <span className="type-badge">{categoryLabel(p.type)}</span>
+      </header>
+      <div className="detail-grid">
+        <div className="detail-main">
+          {cover ? (
+            <button type="button" className="image-button cover" onClick={() => setCoverOpen(true)} aria-label="Enlarge cover image">
+              <img src={cover} alt={coverAlt} />
+            </button>
+          ) : (
+            <div className="cover cover-placeholder" role="img" aria-label={`${p.title} (no image)`}>
+              <span aria-hidden="true">{p.title.trim().charAt(0).toUpperCase() || '?'}</span>
+            </div>
+          )}
+          {coverOpen && cover && <ImageOverlay src={cover} alt={coverAlt} onClose={() => setCoverOpen(false)} />}
+          <section className="description" aria-labelledby="about-heading">
+            <h2 id="about-heading">About</h2>
+            {p.description.trim() ? <p className="prewrap">{p.description}</p> : <p className="muted">No description yet.</p>}
+          </section>
+          <ImageGallery images={p.images} title={p.title} />
+        </div>
+        <aside className="detail-side card" aria-label="Project details">
+          <div className="owner-row">
+            <OwnerLink person={p.ownerId} avatar size={40} />
+          </div>
+          <dl className="facts">
+            <div>
+              <dt>Type</dt>
+              <dd>{categoryLabel(p.type)}</dd>
+            </div>
+            {p.goalAmount > 0 && (
+              <div>
+                <dt>Goal</dt>
+                <dd>{goalText(p)}</dd>
+              </div>
+            )}
+            <div>
+              <dt>Followers</dt>
+              <dd>{followersText(p.supporters)}</dd>
+            </div>
+          </dl>
+          <TagPills tags={p.tags} basePath="/projects" />
+          {isSignedIn && <FollowButton project={p} />}
+          {isOwner && <OwnerActions id={p._id} editPath={`${path}/edit`} />}
+        </aside>
+      </div>
+      {isOwner && <SuggestedPeople projectId={p._id} />}
+    </article>
+  );
+}
+
+function FollowButton({ project }: { project: ProjectDto }) {
+  const utils = trpc.useUtils();
+  const onSuccess = (r: { following: boolean; followers: number }) => {
+    utils.projects.get.setData({ id: project._id }, (old) => (old ? { ...old, following: r.following, supporters: r.followers, support: r.followers } : old));
+  };
+  const follow = trpc.projects.follow.useMutation({ onSuccess });
+  const unfollow = trpc.projects.unfollow.useMutation({ onSuccess });
+  const busy = follow.isPending || unfollow.isPending;
+  const failed = follow.isError ? follow.error : unfollow.isError ? unfollow.error : null;
+  return (
+    <div className="follow">
+      <button
+        type="button"
+        className={`button ${project.following ? 'button-secondary' : ''}`}
+        disabled={busy}
+        onClick={() => (project.following ? unfollow.mutate({ id: project._id }) : follow.mutate({ id: project._id }))}
+      >
+        {project.following ? 'Unfollow' : 'Follow'}
+      </button>
+      <Notice kind="error">{failed ? errorMessage(failed, M.requestFailed) : null}</Notice>
+    </div>
+  );
+}
+
+function OwnerActions({ id, editPath }: { id: string; editPath: string }) {
+  const navigate = useNavigate();
+  const utils = trpc.useUtils();
+  const [confirming, setConfirming] = useState(false);
+  const remove = trpc.projects.delete.useMutation({
+    onSuccess() {
+      void utils.projects.list.reset();
+      // gone: Back must not show it from the cache
+      void utils.projects.get.invalidate({ id }, { refetchType: 'none' });
+      navigate('/projects', { replace: true });
+    },
+  });
+  const busy = remove.isPending || remove.isSuccess;
+  return (
+    <div className="owner-actions">
+      <div className="button-row">
+        <Link className="button button-secondary" to={editPath}>
+          Edit
+        </Link>
+        {!confirming && (
+          <button type="button" className="button button-danger" onClick={() => setConfirming(true)}>
+            Delete
+          </button>
+        )}
+      </div>
+      {confirming && (
+        <div className="confirm" role="group" aria-label="Confirm delete">
+          <p>Delete this project? This cannot be undone.</p>
+          <div className="button-row">
+            <button type="button" className="button button-danger" disabled={busy} onClick={() => remove.mutate({ id })}>
+              Yes, delete
+            </button>
+            <button type="button" className="button button-ghost" disabled={busy} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      <Notice kind="error">{remove.isError ? errorMessage(remove.error, M.requestFailed) : null}</Notice>
+    </div>
+  );
+}
+
+/** The owner's panel of people whose tags match the project's (inviting them comes with teams). */
+function SuggestedPeople({ projectId }: { projectId: string }) {
+  const suggested = trpc.users.suggested.useQuery({ projectId });
+  return (
+    <section className="card suggestions" aria-labelledby="suggested-heading">
+      <h2 id="suggested-heading">Suggested people to invite</h2>
+      {suggested.isPending ? (
+        <Loading />
+      ) : suggested.isError ? (
+        <Notice kind="error">{errorMessage(suggested.error, M.requestFailed)}</Notice>
+      ) : suggested.data.items.length === 0 ? (
+        <p className="muted">{NO_SUGGESTIONS}</p>
+      ) : (
+        <ul className="people-list">
+          {suggested.data.items.map((u) => (
+            <li key={u._id} className="person">
+              <Avatar person={u} size={40} />
+              <div>
+                <Link to={`/profiles/${encodeURIComponent(u._id)}`}>{personName(u)}</Link>
+                {u.name && u.username && u.name !== u.username && <span className="muted"> · {u.name}</span>}
+                {u.sharedTags.length > 0 && (
+                  <p className="shared-tags muted">
+                    Shared tags: <span>{u.sharedTags.join(', ')}</span>
+                  </p>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
 }

@@ -1,5 +1,35 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { Link } from 'react-router-dom';
+import { PAGE_SIZE } from '../../../shared/constants';
+import { M } from '../../../shared/messages';
+import { useSession } from '../../auth/useSession';
+import { ItemListView, nextPageParam, SearchBox, useSearchQuery } from '../../components/ItemList';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { trpc } from '../../trpc';
 
+/** /projects (accepts q): search bound to ?q=, the projects table, infinite scroll. */
 export default function ProjectsPage() {
-  return <ComingSoon title="Projects" />;
+  usePageTitle(M.navProjects);
+  const { isSignedIn } = useSession();
+  const [q, setQ] = useSearchQuery();
+  const list = trpc.projects.list.useInfiniteQuery({ q, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
+  return (
+    <section className="page list-page">
+      <div className="page-head">
+        <h1>{M.navProjects}</h1>
+        {isSignedIn && (
+          <Link className="button" to="/projects/new">
+            + New project
+          </Link>
+        )}
+      </div>
+      <SearchBox q={q} onSearch={setQ} placeholder="Search projects by title, tag or description" />
+      <ItemListView
+        list={list}
+        basePath="/projects"
+        noun="project"
+        emptyText={M.noProjects}
+        // renderFavorite: the '☆ Favorite' button plugs in here when favorites land
+      />
+    </section>
+  );
 }

@@ -61,6 +61,7 @@ describe('POST /api/projects', () => {
       [alice, { title: 'X', goalAmount: -3 }, 400],
       [null, { title: 'X' }, 401],
       [alice, { title: 'X', type: 'adult' }, 403],
+      [alice, { title: 'X', targetType: 'supporters', goalAmount: 12.5 }, 400],
     ] as const) {
       const res = await call(app, who, { method: 'POST', url: '/api/projects', payload });
       expect(res.statusCode).toBe(status);
@@ -199,14 +200,17 @@ describe('GET /api/public/users/suggested', () => {
     await database.db.update(users).set({ tags: ['kiln', 'glaze', 'music'] }).where(eq(users.id, two.userId));
     await database.db.update(users).set({ tags: ['glaze'] }).where(eq(users.id, one.userId));
     const p = await create(owner, { title: 'Pottery studio', tags: ['kiln', 'glaze', 'ceramics'] });
-    const res = await call(app, null, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` });
+    expect((await call(app, null, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` })).statusCode).toBe(401);
+    expect((await call(app, one, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` })).statusCode).toBe(403);
+    const res = await call(app, owner, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` });
     expect(res.statusCode).toBe(200);
     const items = res.json().items;
     expect(items.map((u: { username: string }) => u.username)).toEqual(['s_two', 's_one']);
     expect(items[0].sharedTags).toEqual(['glaze', 'kiln']);
     expect(JSON.stringify(items)).not.toMatch(/email|phone|isAdmin|hasAdultAccess/);
-    expect((await call(app, null, { method: 'GET', url: '/api/public/users/suggested?projectId=nope' })).statusCode).toBe(404);
-    expect((await call(app, null, { method: 'GET', url: '/api/public/users/suggested' })).statusCode).toBe(400);
-    expect((await trpc(app, null, 'query', 'users.suggested', { projectId: p._id })).data.items).toHaveLength(2);
+    expect((await call(app, owner, { method: 'GET', url: '/api/public/users/suggested?projectId=nope' })).statusCode).toBe(404);
+    expect((await call(app, owner, { method: 'GET', url: '/api/public/users/suggested' })).statusCode).toBe(400);
+    expect((await trpc(app, owner, 'query', 'users.suggested', { projectId: p._id })).data.items).toHaveLength(2);
+    expect((await trpc(app, two, 'query', 'users.suggested', { projectId: p._id })).status).toBe(403);
   });
 });

@@ -24,7 +24,7 @@ export const usersRouter = router({
       await ctx.services.users.getPublic(userId);
       return ctx.services.campaigns.list(ctx.actor, query, { ownerId: userId });
     }),
-  suggested: publicProcedure
+  suggested: authedProcedure
     .input(SuggestedUsersQuery)
     .output(SuggestedUsersSchema)
     .query(({ ctx, input }) => ctx.services.users.suggestedForProject(ctx.actor, input.projectId)),

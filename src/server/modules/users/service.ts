@@ -5,7 +5,7 @@ import type { PublicUsersQuery, UpdateProfileInput } from '../../../shared/schem
 import { PublicUserSchema, type PublicUserDto, type UserDto } from '../../../shared/schemas/user';
 import { projects, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { conflict, isUniqueViolation, notFound } from '../../lib/errors';
+import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { likeEscape, prefixTsQuery } from '../../lib/listing';
 import { requireUser } from '../auth/service';
@@ -73,14 +73,16 @@ export function createUsersService(deps: Deps) {
       }
     },
 
-    /** People whose tags overlap the project's, most shared tags first, never the owner. */
+    /** For the project's owner: people whose tags overlap the project's, most shared tags first, never the owner. */
     async suggestedForProject(actor: Actor, projectId: string): Promise<z.infer<typeof SuggestedUsersSchema>> {
+      const { user } = requireUser(actor);
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
       const [project] = await db
         .select({ ownerId: projects.ownerId, tags: projects.tags, type: projects.type })
         .from(projects)
         .where(eq(projects.id, projectId));
       if (!project || (project.type === 'adult' && !canSeeAdult(actor))) throw notFound(M.projectNotFound);
+      if (project.ownerId !== user.id) throw forbidden(M.notOwner);
       if (!project.tags.length) return { items: [] };
       const tagsParam = textArray(project.tags);
       const shared = sql<string[]>`array(select t from unnest(${users.tags}) t where t = any(${tagsParam}) order by t)`;

@@ -1,0 +1,179 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { users } from '../src/server/db/schema';
+import { PASSWORD, signUp } from '../test/helpers';
+import { startHarness, type Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** expect.poll waits 1 s by default; a page with a few requests behind it gets the locators' 10 s. */
+const POLL = { timeout: 10_000 };
+
+const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+
+async function logIn(page: Page, email: string, password = PASSWORD) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`${h.baseUrl}/`);
+  await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
+}
+
+const rows = (page: Page) => page.locator('table tbody tr');
+const details = (page: Page) => page.getByRole('complementary', { name: 'Project details' });
+
+describe('a project from creation to deletion', () => {
+  it('creates a project, follows it, edits its title, deletes it, and it is gone from /projects', async () => {
+    const owner = await signUp(h.app, { username: 'tide_keeper' });
+    const { page } = await h.newPage();
+    await logIn(page, owner.email);
+
+    await nav(page).getByRole('link', { name: 'Projects' }).click();
+    await page.waitForURL(`${h.baseUrl}/projects`);
+    await page.getByText('No projects found.').waitFor();
+    await page.getByRole('link', { name: '+ New project' }).click();
+    await page.waitForURL(`${h.baseUrl}/projects/new`);
+
+    await page.getByLabel('Title').fill('Tide pool field guide');
+    await page.getByLabel('Type', { exact: true }).selectOption('research');
+    expect(await page.getByLabel('Target type').inputValue()).toBe('amount');
+    await page.getByLabel('Target type').selectOption('supporters');
+    await page.getByLabel('Goal').fill('12');
+    expect(await page.getByLabel('Currency').inputValue()).toBe('USD');
+    expect(await page.getByLabel('Mode').inputValue()).toBe('donation');
+    // projects have no execution date
+    expect(await page.getByLabel('Execution date').count()).toBe(0);
+    await page.getByLabel('Description').fill('Every creature in the pools below the lighthouse.\nDrawn at low tide.');
+    await page.getByLabel('Tags').fill('TidePools');
+    await page.getByLabel('Tags').press('Enter');
+    await page.getByLabel('Tags').fill('marine');
+    await page.getByLabel('Tags').press(',');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.waitForURL(/\/projects\/[0-9a-f-]{36}$/);
+    const detailUrl = page.url();
+    const id = detailUrl.split('/').pop()!;
+
+    // the detail page: a placeholder with the title's first letter where the image would be
+    await page.getByRole('heading', { level: 1, name: 'Tide pool field guide' }).waitFor();
+    const placeholder = page.getByRole('img', { name: 'Tide pool field guide (no image)' });
+    expect((await placeholder.innerText()).trim()).toBe('T');
+    const facts = await details(page).locator('dl').innerText();
+    expect(facts).toContain('Research');
+    expect(facts).toContain('12 supporters');
+    expect(facts).toContain('0 followers');
+    expect(await details(page).getByRole('link', { name: 'tide_keeper' }).getAttribute('href')).toBe(`/profiles/${owner.userId}`);
+    expect(await page.locator('.description p').innerText()).toBe('Every creature in the pools below the lighthouse.\nDrawn at low tide.');
+    const pill = page.getByRole('list', { name: 'Tags' }).getByRole('link', { name: 'tidepools' });
+    expect(await pill.getAttribute('href')).toBe('/projects?q=tidepools');
+
+    // the owner's panel of people to invite
+    const panel = page.getByRole('region', { name: 'Suggested people to invite' });
+    await panel.getByText('No suggestions yet.').waitFor();
+    const diver = await signUp(h.app, { username: 'diver_dana' });
+    await h.database.db.update(users).set({ tags: ['marine', 'tidepools', 'knitting'] }).where(eq(users.id, diver.userId));
+    await page.reload();
+    const person = panel.getByRole('link', { name: 'diver_dana' });
+    await person.waitFor();
+    expect(await person.getAttribute('href')).toBe(`/profiles/${diver.userId}`);
+    await panel.getByText('Shared tags: marine, tidepools').waitFor();
+
+    // follow and unfollow, with the count
+    await details(page).getByRole('button', { name: 'Follow', exact: true }).click();
+    await details(page).getByRole('button', { name: 'Unfollow' }).waitFor();
+    await expect.poll(() => details(page).locator('dl').innerText(), POLL).toContain('1 follower');
+    await details(page).getByRole('button', { name: 'Unfollow' }).click();
+    await details(page).getByRole('button', { name: 'Follow', exact: true }).waitFor();
+    await expect.poll(() => details(page).locator('dl').innerText(), POLL).toContain('0 followers');
+
+    // a visitor sees the project, but no Follow, Edit, Delete or suggestions
+    const visitor = await h.newPage();
+    await visitor.page.goto(detailUrl);
+    await visitor.page.getByRole('heading', { level: 1, name: 'Tide pool field guide' }).waitFor();
+    expect(await visitor.page.getByRole('button', { name: 'Follow', exact: true }).count()).toBe(0);
+    expect(await visitor.page.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    expect(await visitor.page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    expect(await visitor.page.getByRole('region', { name: 'Suggested people to invite' }).count()).toBe(0);
+
+    // the tag pill finds it on /projects
+    await pill.click();
+    await page.waitForURL(`${h.baseUrl}/projects?q=tidepools`);
+    expect(await page.getByLabel('Search').inputValue()).toBe('tidepools');
+    await expect.poll(() => rows(page).count(), POLL).toBe(1);
+    const cells = (await rows(page).first().locator('th, td').allInnerTexts()).map((c) => c.trim());
+    expect(cells).toEqual(['T', 'Tide pool field guide', 'tide_keeper', 'Research', 'Open', '$0.00', '0', 'Open']);
+    await rows(page).getByRole('link', { name: 'Tide pool field guide', exact: true }).click();
+    await page.waitForURL(detailUrl);
+
+    // edit: the same form, prefilled
+    await details(page).getByRole('link', { name: 'Edit' }).click();
+    await page.waitForURL(`${detailUrl}/edit`);
+    await page.getByRole('heading', { name: 'Edit project' }).waitFor();
+    expect(await page.getByLabel('Title').inputValue()).toBe('Tide pool field guide');
+    expect(await page.getByLabel('Type', { exact: true }).inputValue()).toBe('research');
+    expect(await page.getByLabel('Target type').inputValue()).toBe('supporters');
+    expect(await page.getByLabel('Goal').inputValue()).toBe('12');
+    expect(await page.locator('.tag-chip span').allInnerTexts()).toEqual(['tidepools', 'marine']);
+    await page.getByLabel('Title').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Title is required').waitFor();
+    await page.getByLabel('Title').fill('Tide pool field guide, second edition');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForURL(detailUrl);
+    await page.getByRole('heading', { level: 1, name: 'Tide pool field guide, second edition' }).waitFor();
+    // and after a reload, from the server
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Tide pool field guide, second edition' }).waitFor();
+
+    // delete, after a confirmation
+    await details(page).getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('group', { name: 'Confirm delete' });
+    await confirm.getByText('Delete this project? This cannot be undone.').waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await details(page).getByRole('button', { name: 'Delete' }).click();
+    await confirm.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.waitForURL(`${h.baseUrl}/projects`);
+    await page.getByText('No projects found.').waitFor();
+    expect(await page.getByText('Tide pool field guide', { exact: false }).count()).toBe(0);
+    await page.getByLabel('Search').fill('tidepools');
+    await page.getByLabel('Search').press('Enter');
+    await page.getByText('No projects found.').waitFor();
+
+    await page.goto(detailUrl);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('does not let another person edit a project', async () => {
+    const owner = await signUp(h.app);
+    const project = await h.app.inject({
+      method: 'POST',
+      url: '/api/projects',
+      headers: { authorization: `Bearer ${owner.token}` },
+      payload: { title: 'Someone else’s kite', tags: ['kites'] },
+    });
+    expect(project.statusCode).toBe(201);
+    const { _id } = project.json() as { _id: string };
+
+    const other = await signUp(h.app);
+    const { page } = await h.newPage();
+    await logIn(page, other.email);
+    await page.goto(`/projects/${_id}`);
+    await page.getByRole('heading', { level: 1, name: 'Someone else’s kite' }).waitFor();
+    // a signed-in person who is not the owner may follow, not edit
+    await details(page).getByRole('button', { name: 'Follow', exact: true }).click();
+    await expect.poll(() => details(page).locator('dl').innerText(), POLL).toContain('1 follower');
+    expect(await page.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    await page.goto(`/projects/${_id}/edit`);
+    await page.getByText('Only the owner can do that').waitFor();
+    expect(await page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
+  });
+});
