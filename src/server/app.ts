@@ -18,6 +18,7 @@ import { commentsRest } from './modules/comments/rest';
 import { favoritesRest } from './modules/favorites/rest';
 import { projectsRest } from './modules/projects/rest';
 import { tagsRest } from './modules/tags/rest';
+import { teamsRest } from './modules/teams/rest';
 import { usersRest } from './modules/users/rest';
 import { uploadsRest } from './modules/uploads/rest';
 import { registerTrpcUploadLimit } from './modules/uploads/router';
@@ -94,6 +95,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       blocksRest(api, services);
       projectsRest(api, services);
       tagsRest(api, services);
+      teamsRest(api, services);
       usersRest(api, services);
     },
   );

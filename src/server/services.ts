@@ -6,6 +6,7 @@ import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
 import { createProjectsService } from './modules/projects/service';
 import { createTagsService } from './modules/tags/service';
+import { createTeamsService } from './modules/teams/service';
 import { createUsersService } from './modules/users/service';
 import { createUploadsService } from './modules/uploads/service';
 
@@ -21,6 +22,7 @@ export function createServices(deps: Deps) {
     comments: createCommentsService(deps, { campaigns }),
     blocks: createBlocksService(deps),
     tags: createTagsService(deps),
+    teams: createTeamsService(deps),
     users: createUsersService(deps),
     uploads: createUploadsService(deps),
   };

@@ -5,6 +5,7 @@ import { commentsRouter } from '../modules/comments/router';
 import { favoritesRouter } from '../modules/favorites/router';
 import { projectsRouter } from '../modules/projects/router';
 import { tagsRouter } from '../modules/tags/router';
+import { teamsRouter } from '../modules/teams/router';
 import { uploadsRouter } from '../modules/uploads/router';
 import { usersRouter } from '../modules/users/router';
 import { router } from './init';
@@ -18,6 +19,7 @@ export const appRouter = router({
   blocks: blocksRouter,
   projects: projectsRouter,
   tags: tagsRouter,
+  teams: teamsRouter,
   users: usersRouter,
 });
 export type AppRouter = typeof appRouter;

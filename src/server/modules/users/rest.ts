@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { CampaignListSchema, IdParams, ListQuery } from '../../../shared/schemas/campaigns';
 import { PublicUserListSchema, PublicUsersQuery, UpdateProfileInput } from '../../../shared/schemas/profiles';
 import { SuggestedUsersQuery } from '../../../shared/schemas/tags';
+import { TeamItemsSchema } from '../../../shared/schemas/teams';
 import { PublicUserSchema, UserSchema } from '../../../shared/schemas/user';
 import { restRoute } from '../../http/rest';
 import type { Services } from '../../services';
 import { SuggestedUsersSchema } from './service';
 
-export function usersRest(app: FastifyInstance, { users, campaigns }: Services): void {
+export function usersRest(app: FastifyInstance, { users, campaigns, teams }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/public/users',
@@ -39,6 +40,13 @@ export function usersRest(app: FastifyInstance, { users, campaigns }: Services):
       await users.getPublic(params.id);
       return campaigns.list(actor, query, { ownerId: params.id });
     },
+  });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/public/users/:id/teams',
+    params: IdParams,
+    response: TeamItemsSchema,
+    handler: ({ params, actor }) => teams.teamsOfUser(actor, params.id),
   });
   restRoute(app, {
     method: 'PUT',

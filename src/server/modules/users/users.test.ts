@@ -116,6 +116,18 @@ describe('public profiles', () => {
     expect((await trpc(app, null, 'query', 'users.list', { q: 'lima' })).data.items[0].username).toBe('dir_ana');
     expect((await trpc(app, null, 'query', 'users.get', { id: people.dir_bo })).data.name).toBe('Bo Chen');
   });
+
+  it("lists the teams a person is an active member of", async () => {
+    const team = (await call(app, bob, { method: 'POST', url: '/api/teams', payload: { name: 'Bob band' } })).json();
+    const res = await call(app, null, { method: 'GET', url: `/api/public/users/${bob.userId}/teams` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().items.map((t: { _id: string }) => t._id)).toEqual([team._id]);
+    expect(res.json().items[0]).toMatchObject({ name: 'Bob band', memberCount: 1 });
+    // an invite is not membership yet
+    await call(app, bob, { method: 'POST', url: `/api/teams/${team._id}/members`, payload: { username: 'dir_ana' } });
+    expect((await call(app, null, { method: 'GET', url: `/api/public/users/${people.dir_ana}/teams` })).json().items).toEqual([]);
+    expect((await call(app, null, { method: 'GET', url: '/api/public/users/00000000-0000-4000-8000-000000000000/teams' })).statusCode).toBe(404);
+  });
 });
 
 describe('blocks', () => {
