@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { clientDist, projectRoot } from './http/client-app';
 
@@ -28,8 +28,12 @@ export function clientBuildIsStale(): boolean {
 export async function ensureClientBuilt(force = false): Promise<void> {
   if (!force && !clientBuildIsStale()) return;
   console.log('Building the client (vite build)...');
+  // the stamp carries the build's START time, so a source saved during the build still counts as newer
+  const started = new Date();
   const { build } = await import('vite');
   await build({ root: projectRoot, configFile: path.join(projectRoot, 'vite.config.ts'), logLevel: 'warn' });
-  writeFileSync(path.join(clientDist, STAMP), new Date().toISOString());
+  const stamp = path.join(clientDist, STAMP);
+  writeFileSync(stamp, started.toISOString());
+  utimesSync(stamp, started, started);
   console.log('Client built.');
 }

@@ -13,6 +13,7 @@ import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { CommentsSection } from './comments/CommentsSection';
 
 const BackLink = () => (
   <Link className="back-link" to="/campaigns">
@@ -109,7 +110,7 @@ function CampaignView({ c }: { c: CampaignDto }) {
           {/* The Favorite toggle (signed-in users) comes with favorites. */}
         </aside>
       </div>
-      {/* The Comments section comes with comments. */}
+      <CommentsSection campaignId={c._id} />
     </article>
   );
 }

@@ -1,0 +1,191 @@
+import { useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { M } from '../../../../shared/messages';
+import type { CommentDto } from '../../../../shared/schemas/community';
+import { Avatar } from '../../../components/OwnerLink';
+import { displayName } from '../../../components/PersonSummary';
+import { trpc } from '../../../trpc';
+import { CommentForm } from './CommentForm';
+
+/** Who is looking: null when signed out. */
+export type Viewer = { _id: string } | null;
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** The author's name as shown (name, else username); null when the author is hidden. */
+export function authorName(c: CommentDto): string | null {
+  return c.hidden || !c.userId ? null : displayName(c.userId);
+}
+
+/** The accessible name of a comment's <article>. */
+export function commentLabel(c: CommentDto): string {
+  const name = authorName(c);
+  return name === null ? 'Hidden comment' : `Comment by ${name}`;
+}
+
+/** Refetches the campaign's comments; the returned promise settles once the new list is in. */
+export function useRefreshComments(campaignId: string) {
+  const utils = trpc.useUtils();
+  return () => utils.comments.list.invalidate({ campaignId });
+}
+
+interface CommentItemProps {
+  comment: CommentDto;
+  campaignId: string;
+  viewer: Viewer;
+}
+
+/**
+ * One comment or reply: author (avatar and name linking to the profile), time, text and
+ * '(edited)'; for signed-in people Reply, Edit (author only) and Delete with their inline boxes.
+ * A deleted comment reads 'comment deleted', dimmed and without actions; a hidden one (its author
+ * is blocked by the viewer) shows neither author nor actions. Failures are not shown (spec 8):
+ * the list is refetched and the comment stays as the server has it.
+ */
+export function CommentItem({ comment: c, campaignId, viewer }: CommentItemProps) {
+  const refresh = useRefreshComments(campaignId);
+  const [mode, setMode] = useState<'view' | 'reply' | 'edit'>('view');
+  const [replyText, setReplyText] = useState('');
+  const [editText, setEditText] = useState('');
+  const replyButton = useRef<HTMLButtonElement>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+
+  const reply = trpc.comments.create.useMutation({ onSettled: refresh });
+  const update = trpc.comments.update.useMutation({ onSettled: refresh });
+  const remove = trpc.comments.delete.useMutation({ onSettled: refresh });
+  const busy = reply.isPending || update.isPending || remove.isPending;
+
+  const author = c.hidden ? null : c.userId;
+  const deleted = c.deletedAt !== null;
+  const gone = deleted || c.hidden || !author;
+  const canAct = viewer !== null && !gone;
+  const isAuthor = canAct && author !== null && author._id === viewer?._id;
+
+  function closeBox(focus: 'reply' | 'edit') {
+    setMode('view');
+    // back to the button that opened the box (after it is rendered again)
+    requestAnimationFrame(() => (focus === 'reply' ? replyButton : editButton).current?.focus());
+  }
+
+  function postReply(text: string) {
+    reply.mutate(
+      { campaignId, data: { text, parentId: c._id } },
+      {
+        onSuccess: () => {
+          setReplyText('');
+          closeBox('reply');
+        },
+      },
+    );
+  }
+
+  function saveEdit(text: string) {
+    if (text === c.text) {
+      closeBox('edit');
+      return;
+    }
+    update.mutate({ campaignId, commentId: c._id, data: { text } }, { onSuccess: () => closeBox('edit') });
+  }
+
+  const className = ['comment', deleted && 'comment-deleted', c.hidden && 'comment-hidden'].filter(Boolean).join(' ');
+
+  return (
+    <article className={className} aria-label={commentLabel(c)}>
+      <header className="comment-head">
+        {author && (
+          <Link className="comment-author" to={`/profiles/${encodeURIComponent(author._id)}`}>
+            <Avatar person={author} size={28} />
+            <span className="comment-author-name">{displayName(author)}</span>
+          </Link>
+        )}
+        {author?.name && author.username && <span className="comment-username muted">@{author.username}</span>}
+        {!c.hidden && (
+          <time className="comment-time" dateTime={c.createdAt.toISOString()}>
+            {timeFormat.format(c.createdAt)}
+          </time>
+        )}
+        {!gone && c.editedAt && (
+          <span className="comment-edited" title={`Edited ${timeFormat.format(c.editedAt)}`}>
+            {M.edited}
+          </span>
+        )}
+      </header>
+
+      {c.hidden ? (
+        <p className="comment-text comment-gone-text">comment hidden</p>
+      ) : deleted ? (
+        <p className="comment-text comment-gone-text">{M.commentDeleted}</p>
+      ) : mode === 'edit' ? (
+        <CommentForm
+          label="Edit comment"
+          submitLabel="Save"
+          value={editText}
+          onChange={setEditText}
+          onSubmit={saveEdit}
+          onCancel={() => closeBox('edit')}
+          busy={update.isPending}
+          blank="ignore"
+          autoFocus
+        />
+      ) : (
+        <>
+          {/* plain text: React escapes it; pre-wrap keeps the line breaks */}
+          <p className="comment-text prewrap">{c.text}</p>
+          {c.imageUrl && <img className="comment-image" src={c.imageUrl} alt={`Image in ${commentLabel(c).toLowerCase()}`} loading="lazy" />}
+        </>
+      )}
+
+      {canAct && mode !== 'edit' && (
+        <div className="comment-actions">
+          <button
+            ref={replyButton}
+            type="button"
+            className="button button-small button-ghost"
+            aria-expanded={mode === 'reply'}
+            disabled={busy}
+            onClick={() => setMode(mode === 'reply' ? 'view' : 'reply')}
+          >
+            Reply
+          </button>
+          {isAuthor && (
+            <button
+              ref={editButton}
+              type="button"
+              className="button button-small button-ghost"
+              disabled={busy}
+              onClick={() => {
+                setEditText(c.text);
+                setMode('edit');
+              }}
+            >
+              Edit
+            </button>
+          )}
+          <button
+            type="button"
+            className="button button-small button-ghost comment-delete"
+            disabled={busy}
+            onClick={() => remove.mutate({ campaignId, commentId: c._id })}
+          >
+            Delete
+          </button>
+        </div>
+      )}
+
+      {canAct && mode === 'reply' && (
+        <CommentForm
+          className="comment-reply-form"
+          label="Write a reply"
+          submitLabel="Post reply"
+          value={replyText}
+          onChange={setReplyText}
+          onSubmit={postReply}
+          onCancel={() => closeBox('reply')}
+          busy={reply.isPending}
+          blank="ignore"
+          autoFocus
+        />
+      )}
+    </article>
+  );
+}
