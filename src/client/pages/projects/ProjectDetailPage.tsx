@@ -9,6 +9,7 @@ import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { Avatar, OwnerLink, personName } from '../../components/OwnerLink';
+import { ProjectTeams } from '../../components/ProjectTeams';
 import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
@@ -104,6 +105,7 @@ function ProjectView({ p }: { p: ProjectDto }) {
         </aside>
       </div>
       {isOwner && <SuggestedPeople projectId={p._id} />}
+      <ProjectTeams projectId={p._id} />
     </article>
   );
 }
