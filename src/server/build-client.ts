@@ -31,7 +31,16 @@ export async function ensureClientBuilt(force = false): Promise<void> {
   // the stamp carries the build's START time, so a source saved during the build still counts as newer
   const started = new Date();
   const { build } = await import('vite');
-  await build({ root: projectRoot, configFile: path.join(projectRoot, 'vite.config.ts'), logLevel: 'warn' });
+  // Vite bakes NODE_ENV into the bundle; under the test runner it is 'test', which would ship
+  // React's development build. The client is always built for production.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ root: projectRoot, configFile: path.join(projectRoot, 'vite.config.ts'), logLevel: 'warn', mode: 'production' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   const stamp = path.join(clientDist, STAMP);
   writeFileSync(stamp, started.toISOString());
   utimesSync(stamp, started, started);

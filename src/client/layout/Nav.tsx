@@ -14,7 +14,8 @@ function Item({ to, children }: { to: string; children: string }) {
 
 /** Top bar (spec section 2): Campaigns and Projects always; the rest depends on the session. */
 export function Nav() {
-  const { isSignedIn, isAdmin, isLoading } = useSession();
+  const { user, isSignedIn, isAdmin, isLoading } = useSession();
+  const avatar = user?.avatarUrl || user?.imageUrl;
   const { logout, isPending } = useLogout();
   return (
     <header className="topbar">
@@ -31,7 +32,13 @@ export function Nav() {
               <>
                 <Item to="/favorites">{M.navFavorites}</Item>
                 <Item to="/my">{M.navMy}</Item>
-                <Item to="/account">{M.navAccount}</Item>
+                <li>
+                  {/* the picture is decorative: the link's name stays 'Account' */}
+                  <NavLink to="/account" className={({ isActive }) => (isActive ? 'nav-link nav-account active' : 'nav-link nav-account')}>
+                    {avatar && <img className="nav-avatar" src={avatar} alt="" width={24} height={24} />}
+                    {M.navAccount}
+                  </NavLink>
+                </li>
                 {isAdmin && <Item to="/admin">{M.navAdmin}</Item>}
                 <li>
                   <button type="button" className="nav-link nav-button" onClick={() => void logout()} disabled={isPending}>

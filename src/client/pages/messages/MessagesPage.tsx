@@ -1,6 +1,14 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { usePageTitle } from '../../hooks/usePageTitle';
 
-/** Spec placeholder: /messages has no content in this version of the product. */
+/** /messages: a placeholder in the spec (section 2); there is no messaging in this version. */
 export default function MessagesPage() {
-  return <ComingSoon title="Messages" />;
+  usePageTitle('Messages');
+  return (
+    <section className="page page-narrow">
+      <h1>Messages</h1>
+      <div className="card">
+        <p className="muted">Messages are not available yet.</p>
+      </div>
+    </section>
+  );
 }

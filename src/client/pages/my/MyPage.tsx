@@ -1,5 +1,61 @@
-import { ComingSoon } from '../../components/ComingSoon';
+import { Link } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import { useSession } from '../../auth/useSession';
+import { Loading } from '../../components/Loading';
+import { Tabs, useTabParam } from '../../components/Tabs';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { CreateLink, OwnCampaigns, OwnProjects, OwnTeams } from './OwnLists';
 
+const TABS = [
+  { id: 'campaigns', label: 'Campaigns' },
+  { id: 'projects', label: 'Projects' },
+  { id: 'teams', label: 'Teams' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+/**
+ * /my: tabs campaigns, projects, teams (spec section 2). Signed out it says exactly 'Please log
+ * in to view your campaigns, projects, and teams.' Campaigns are my own, split into Active and
+ * Past; the projects and teams tabs have a '+ Create' link.
+ */
 export default function MyPage() {
-  return <ComingSoon title="My" />;
+  usePageTitle(M.navMy);
+  const { user, isLoading } = useSession();
+  const [tab, setTab] = useTabParam<TabId>(
+    TABS.map((t) => t.id),
+    'campaigns',
+  );
+  if (isLoading) return <Loading />;
+  if (!user) {
+    return (
+      <section className="page page-narrow">
+        <div className="card center">
+          <p>{M.signedOutMy}</p>
+          <Link className="button" to="/login">
+            Log in
+          </Link>
+        </div>
+      </section>
+    );
+  }
+  return (
+    <section className="page">
+      <h1>{M.navMy}</h1>
+      <Tabs label="My area" tabs={TABS} selected={tab} onSelect={setTab}>
+        {tab === 'campaigns' && <OwnCampaigns userId={user._id} />}
+        {tab === 'projects' && (
+          <>
+            <CreateLink to="/projects/new" />
+            <OwnProjects />
+          </>
+        )}
+        {tab === 'teams' && (
+          <>
+            <CreateLink to="/teams/new" />
+            <OwnTeams />
+          </>
+        )}
+      </Tabs>
+    </section>
+  );
 }

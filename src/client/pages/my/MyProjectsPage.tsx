@@ -1,7 +1,19 @@
-import { M } from '../../../shared/messages';
-import { ComingSoon } from '../../components/ComingSoon';
+import { Link } from 'react-router-dom';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { OwnProjects } from './OwnLists';
 
-/** Spec placeholder: 'Your projects will appear here.' */
+/** /myProjects (signed in only): my projects; with none, the spec's 'Your projects will appear here.' */
 export default function MyProjectsPage() {
-  return <ComingSoon title="My projects">{M.myProjectsPlaceholder}</ComingSoon>;
+  usePageTitle('My projects');
+  return (
+    <section className="page">
+      <div className="page-head">
+        <h1>My projects</h1>
+        <Link className="button" to="/projects/new">
+          + New project
+        </Link>
+      </div>
+      <OwnProjects />
+    </section>
+  );
 }
