@@ -5,6 +5,7 @@ import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { categoryLabel, goalText } from '../../components/itemText';
 import { ImageGallery } from '../../components/ImageGallery';
+import { FavoriteButton } from '../../components/FavoriteButton';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
@@ -54,6 +55,7 @@ function CampaignView({ c }: { c: CampaignDto }) {
         <h1>{c.title}</h1>
         <span className="type-badge">{categoryLabel(c.type)}</span>
         {c.isPast && <span className="status-badge">Past</span>}
+        <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />
       </header>
       <div className="detail-grid">
         <div className="detail-main">

@@ -14,6 +14,7 @@ import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { FavoriteButton } from '../../components/FavoriteButton';
 
 const NO_SUGGESTIONS = 'No suggestions yet.';
 
@@ -101,6 +102,7 @@ function ProjectView({ p }: { p: ProjectDto }) {
           </dl>
           <TagPills tags={p.tags} basePath="/projects" />
           {isSignedIn && <FollowButton project={p} />}
+          <FavoriteButton targetType="project" targetId={p._id} mode="toggle" />
           {isOwner && <OwnerActions id={p._id} editPath={`${path}/edit`} />}
         </aside>
       </div>

@@ -2,6 +2,7 @@ import { Link } from 'react-router-dom';
 import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { useSession } from '../../auth/useSession';
+import { FavoriteButton } from '../../components/FavoriteButton';
 import { ItemListView, nextPageParam, SearchBox, useSearchQuery } from '../../components/ItemList';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { trpc } from '../../trpc';
@@ -28,7 +29,7 @@ export default function ProjectsPage() {
         basePath="/projects"
         noun="project"
         emptyText={M.noProjects}
-        // renderFavorite: the '☆ Favorite' button plugs in here when favorites land
+        renderFavorite={(item) => <FavoriteButton targetType="project" targetId={item._id} itemName={item.title} mode="oneWay" />}
       />
     </section>
   );

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { ACTION_MODES, CATEGORIES, CURRENCIES, TARGET_TYPES } from '../../../shared/constants';
 import { createdAt, id, ts, tsvector, updatedAt } from './columns';
 import { users } from './users';
 
@@ -7,27 +8,14 @@ import { users } from './users';
 // projects.ts import them), so no schema module imports a module that imports it back.
 
 /** Categories (`type`). `adult` is offered and shown only to users with `hasAdultAccess`. */
-export const category = pgEnum('category', [
-  'art',
-  'code',
-  'literature',
-  'other',
-  'adult',
-  'music',
-  'photography',
-  'film',
-  'design',
-  'game',
-  'podcast',
-  'research',
-]);
+export const category = pgEnum('category', CATEGORIES);
 
 /** What the goal counts: money in the item's currency, or people. */
-export const targetType = pgEnum('target_type', ['amount', 'supporters']);
+export const targetType = pgEnum('target_type', TARGET_TYPES);
 
-export const currency = pgEnum('currency', ['USD', 'EUR', 'GBP']);
+export const currency = pgEnum('currency', CURRENCIES);
 
-export const actionMode = pgEnum('action_mode', ['support', 'donation', 'both']);
+export const actionMode = pgEnum('action_mode', ACTION_MODES);
 
 /** One entry of a campaign's or project's gallery. */
 export type ImageRef = { url: string; alt?: string };
@@ -79,6 +67,11 @@ export const campaigns = pgTable(
     // FIRST by default) that `desc()` produces in queries, and Postgres then sorts instead of
     // walking the index (checked on PG 15). The same applies to every descending index here.
     index('campaigns_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // The list as everyone without adult access sees it (the list query writes the same literal
+    // predicate): a deep `page=` walks this index alone (index-only), with no table access.
+    index('campaigns_public_created_id_idx')
+      .on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.type} <> 'adult'`),
     index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('campaigns_search_idx').using('gin', t.searchVector),
     index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),

@@ -3,6 +3,7 @@ import { check, foreignKey, index, pgEnum, pgTable, text, uniqueIndex, uuid } fr
 import { campaigns } from './campaigns';
 import { createdAt, id, ts } from './columns';
 import { users } from './users';
+import { FAVORITE_TARGET_TYPES } from '../../../shared/constants';
 
 /**
  * Comments on a campaign, with one level (or more) of replies through parent_id.
@@ -40,7 +41,7 @@ export const comments = pgTable(
   ],
 );
 
-export const favoriteTargetType = pgEnum('favorite_target_type', ['campaign', 'project', 'profile']);
+export const favoriteTargetType = pgEnum('favorite_target_type', FAVORITE_TARGET_TYPES);
 
 /**
  * A user's favorite campaign, project or profile (a user). target_id is polymorphic, so it has

@@ -4,11 +4,12 @@ import { campaigns } from './campaigns';
 import { createdAt, id, updatedAt } from './columns';
 import { donations, payouts } from './money';
 import { users } from './users';
+import { DISPUTE_STATUSES, DISPUTE_TYPES } from '../../../shared/constants';
 
-export const disputeType = pgEnum('dispute_type', ['donation', 'payout', 'other']);
+export const disputeType = pgEnum('dispute_type', DISPUTE_TYPES);
 
 /** New disputes are `open`; an admin moves them to under_review, resolved or rejected. */
-export const disputeStatus = pgEnum('dispute_status', ['open', 'under_review', 'resolved', 'rejected']);
+export const disputeStatus = pgEnum('dispute_status', DISPUTE_STATUSES);
 
 /**
  * A dispute about a campaign, optionally about one of its donations or payouts. Only the

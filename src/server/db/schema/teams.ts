@@ -3,15 +3,16 @@ import { check, index, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-
 import { createdAt, id, tsvector, updatedAt } from './columns';
 import { projects } from './projects';
 import { users } from './users';
+import { TEAM_MEMBER_STATUSES, TEAM_ROLES } from '../../../shared/constants';
 
-export const teamRole = pgEnum('team_role', ['member', 'manager']);
+export const teamRole = pgEnum('team_role', TEAM_ROLES);
 
 /**
  * invited (the owner or a manager invited the person) -> active when they accept;
  * requested (the person asked to join) -> active when the owner accepts.
  * Only active members count.
  */
-export const teamMemberStatus = pgEnum('team_member_status', ['invited', 'requested', 'active']);
+export const teamMemberStatus = pgEnum('team_member_status', TEAM_MEMBER_STATUSES);
 
 /**
  * A team, optionally attached to a project. The owner is also an active `manager` row in

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import Fastify from 'fastify';
+import postgres from 'postgres';
+
+/**
+ * The benchmark's baseline (started by bench/run.ts as a child process, never part of the app):
+ * a bare Fastify server whose GET /raw/:name runs, through postgres.js exactly as Drizzle calls
+ * it, the SQL that the REST list runs for the same request (taken from the service's query
+ * builders with `.toSQL()` by run.ts), plus the same total lookup, and answers the rows as JSON
+ * without DTO mapping or zod.
+ *
+ * Environment: RAW_DATABASE_URL, RAW_PORT, RAW_QUERIES (a JSON file: name -> {rows, total},
+ * each {sql, params}).
+ */
+interface Captured {
+  sql: string;
+  params: unknown[];
+}
+const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<string, { rows: Captured; total: Captured }>;
+
+// the app's pool: openPostgres() uses postgres(url, { max: 10 })
+const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {} });
+const app = Fastify({ logger: false });
+
+app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
+  const q = queries[req.params.name];
+  if (!q) return reply.code(404).send({ error: 'unknown query' });
+  // as drizzle-orm/postgres-js runs a select: unsafe(sql, params, { prepare: false }), rows as arrays
+  const [rows, totals] = await Promise.all([
+    sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare: false }).values(),
+    sql.unsafe(q.total.sql, q.total.params as never[], { prepare: false }).values(),
+  ]);
+  // the total query answers (adult, n) rows from list_counts or one (n) row; an anonymous caller skips adult ones
+  const total = totals.reduce((s: number, r) => (r.length === 2 && r[0] === true ? s : s + Number(r[r.length - 1])), 0);
+  return { items: rows, total };
+});
+
+const shutdown = async () => {
+  await app.close();
+  await sql.end({ timeout: 2 });
+  process.exit(0);
+};
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => void shutdown());
+
+await app.listen({ port: Number(process.env.RAW_PORT), host: '127.0.0.1' });
+console.log(`raw server listening on ${process.env.RAW_PORT}`);

@@ -1,0 +1,892 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { openPostgres } from '../src/server/db/client';
+import type { Actor } from '../src/server/deps';
+import { encodeCursor } from '../src/server/lib/listing';
+import { campaignListQueries } from '../src/server/modules/campaigns/service';
+import { ListQuery } from '../src/shared/schemas/campaigns';
+import { VOCABULARY } from './vocabulary';
+
+/**
+ * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
+ *   [--warmup 2] [--connections 10]`
+ *
+ * On a real PostgreSQL server (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL):
+ * makes a fresh database `kindling_bench`, migrates it, bulk-seeds it with SQL, starts the real
+ * server (src/server/main.ts) and a bare postgres.js baseline (bench/raw-server.ts) as child
+ * processes, measures the campaign list, search and detail with autocannon, prints a table and
+ * writes it into docs/benchmarks.md (the section for this N). Everything it starts is stopped
+ * at the end and on error; the database is dropped unless --keep. --reuse takes a kept
+ * database with the same N as it is (no seeding).
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BENCH_DB = 'kindling_bench';
+const OWNERS = 1000;
+const DOCS = path.join(ROOT, 'docs', 'benchmarks.md');
+
+// ---------------------------------------------------------------------------------------------
+// options
+// ---------------------------------------------------------------------------------------------
+
+interface Options {
+  campaigns: number;
+  keep: boolean;
+  reuse: boolean;
+  explain: boolean;
+  duration: number;
+  warmup: number;
+  connections: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { campaigns: 100_000, keep: false, reuse: false, explain: false, duration: 10, warmup: 2, connections: 10 };
+  const num = (flag: string, v: string | undefined) => {
+    const n = Number((v ?? '').replace(/[_,]/g, ''));
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number, got ${JSON.stringify(v)}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2) as [string, string | undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--campaigns':
+        o.campaigns = Math.round(num(flag, value()));
+        break;
+      case '--duration':
+        o.duration = num(flag, value());
+        break;
+      case '--warmup':
+        o.warmup = num(flag, value());
+        break;
+      case '--connections':
+        o.connections = Math.round(num(flag, value()));
+        break;
+      case '--keep':
+        o.keep = true;
+        break;
+      case '--reuse':
+        o.reuse = true;
+        o.keep = true;
+        break;
+      case '--explain':
+        o.explain = true;
+        break;
+      default:
+        throw new Error(`unknown option ${argv[i]} (see the comment at the top of bench/run.ts)`);
+    }
+  }
+  return o;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+// ---------------------------------------------------------------------------------------------
+// child processes: started in their own process group, stopped as a group
+// ---------------------------------------------------------------------------------------------
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+const children: Child[] = [];
+
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const proc = spawn('npx', args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const child = { name, proc, output, exited };
+  children.push(child);
+  return child;
+}
+
+async function stopChild(c: Child): Promise<void> {
+  const group = -c.proc.pid!;
+  const alive = () => {
+    try {
+      process.kill(group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  try {
+    process.kill(group, 'SIGTERM');
+  } catch {
+    return;
+  }
+  // npx -> tsx -> node: wait for the whole group to shut down gracefully, then force it
+  for (let i = 0; i < 80 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (alive()) {
+    try {
+      process.kill(group, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(child: Child, url: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  while (Date.now() < until) {
+    if (exited) throw new Error(`${child.name} exited before answering:\n${child.output.join('').slice(-4000)}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${child.name} did not answer ${url} within ${timeoutMs / 1000} s:\n${child.output.join('').slice(-4000)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// seeding
+// ---------------------------------------------------------------------------------------------
+
+const CATEGORIES_BUT_ADULT = ['art', 'code', 'literature', 'other', 'music', 'photography', 'film', 'design', 'game', 'podcast', 'research'];
+
+/** Campaigns number `from`..`to` in one statement (the triggers keep list_counts and tag_usage). */
+async function insertCampaigns(sql: postgres.Sql, from: number, to: number): Promise<void> {
+  const vocab = VOCABULARY;
+  await sql`
+    with o as (select array_agg(id order by id) as ids from users)
+    insert into campaigns (owner_id, title, description, tags, type, target_type, goal_amount, currency,
+                           image_url, images, action_mode, execution_date, created_at, updated_at)
+    select
+      o.ids[1 + floor(power(r_owner, 2) * array_length(o.ids, 1))::int],
+      initcap(bench_words(${vocab}, 3 + floor(random() * 4)::int)),
+      bench_words(${vocab}, 10 + floor(random() * 16)::int) || '.',
+      bench_tags(${vocab}, 2 + floor(random() * 3)::int),
+      (case when r_type < 0.02 then 'adult' else (${CATEGORIES_BUT_ADULT}::text[])[1 + floor(random() * ${CATEGORIES_BUT_ADULT.length})::int] end)::category,
+      (case when r_target < 0.15 then 'supporters' else 'amount' end)::target_type,
+      case when r_target < 0.15 then 10 + floor(random() * 490)::bigint
+           else (round(exp(ln(100) + random() * ln(1000))) * 100)::bigint end,
+      (case when r_cur < 0.6 then 'USD' when r_cur < 0.85 then 'EUR' else 'GBP' end)::currency,
+      '/uploads/cover/' || gen_random_uuid() || '.webp',
+      case when random() < 0.5
+        then jsonb_build_array(jsonb_build_object('url', '/uploads/gallery/' || gen_random_uuid() || '.webp', 'alt', 'Gallery picture'))
+        else jsonb_build_array(jsonb_build_object('url', '/uploads/gallery/' || gen_random_uuid() || '.webp', 'alt', 'Gallery picture'),
+                               jsonb_build_object('url', '/uploads/gallery/' || gen_random_uuid() || '.webp', 'alt', 'Another picture')) end,
+      (case when r_mode < 0.5 then 'donation' when r_mode < 0.7 then 'support' else 'both' end)::action_mode,
+      case when r_exec < 0.4 then created + random() * interval '150 days' end,
+      created, created
+    from (select g, random() as r_owner, random() as r_type, random() as r_target, random() as r_cur, random() as r_mode,
+                 random() as r_exec, now() - random() * interval '1095 days' as created
+          from generate_series(${from}::int, ${to}::int) g) s, o`;
+}
+
+/** Bulk-seeds the migrated bench database with SQL; returns the time of each phase. */
+async function seed(sql: postgres.Sql, n: number): Promise<Record<string, number>> {
+  const times: Record<string, number> = {};
+  const phase = async (name: string, fn: () => Promise<unknown>) => {
+    const t = Date.now();
+    process.stdout.write(`  ${name}...`);
+    await fn();
+    times[name] = Date.now() - t;
+    process.stdout.write(` ${secs(times[name])}\n`);
+  };
+  const vocab = VOCABULARY;
+
+  // word k of the vocabulary is drawn with probability ln((k+1)/k) / ln(V+1), i.e. ~1/k (Zipf)
+  await sql.unsafe(`
+    create function bench_words(w text[], n int) returns text language sql volatile as $$
+      select string_agg(w[least(array_length(w, 1), floor(exp(random() * ln(array_length(w, 1) + 1)))::int)], ' ')
+      from generate_series(1, n)
+    $$`);
+  await sql.unsafe(`
+    create function bench_tags(w text[], n int) returns text[] language sql volatile as $$
+      select array_agg(distinct w[least(array_length(w, 1), floor(exp(random() * ln(array_length(w, 1) + 1)))::int)])
+      from generate_series(1, n)
+    $$`);
+
+  await phase(`${OWNERS} owners`, () => sql`
+    insert into users (email, username, name, tags, password_hash, image_url, email_verified_at, created_at, updated_at)
+    select 'owner' || g || '@bench.example.com', 'owner' || g, initcap(bench_words(${vocab}, 2)), bench_tags(${vocab}, 3),
+           'not-a-password-hash', '/uploads/avatar/' || gen_random_uuid() || '.jpg', now(), ts, ts
+    from (select g, now() - random() * interval '1500 days' as ts from generate_series(1, ${OWNERS}) g) s`);
+
+  // bulk load: the secondary indexes are dropped and built again afterwards, as the migrations define them
+  const indexes = await sql<{ name: string; def: string }[]>`
+    select indexname as name, indexdef as def from pg_indexes
+    where schemaname = 'public' and tablename = 'campaigns'
+      and indexname not in (select conname from pg_constraint where conrelid = 'campaigns'::regclass)`;
+  for (const i of indexes) await sql.unsafe(`drop index ${i.name}`);
+
+  const chunk = 50_000;
+  await phase(`${n.toLocaleString('en-US')} campaigns`, async () => {
+    const ranges: [number, number][] = [];
+    for (let from = 1; from <= n; from += chunk) ranges.push([from, Math.min(n, from + chunk - 1)]);
+    let done = 0;
+    // two statements at a time, one per connection: to_tsvector for the generated column dominates
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let r = ranges.shift(); r; r = ranges.shift()) {
+          await insertCampaigns(sql, r[0], r[1]);
+          done += r[1] - r[0] + 1;
+          if (n > chunk) process.stdout.write(` ${Math.round((100 * done) / n)}%`);
+        }
+      }),
+    );
+  });
+
+  await phase(`rebuild ${indexes.length} campaign indexes`, async () => {
+    // two at a time: a 2-core machine builds the GIN indexes in parallel
+    const queue = [...indexes];
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let i = queue.shift(); i; i = queue.shift()) await sql.unsafe(i.def);
+      }),
+    );
+  });
+
+  await phase('supports', () => sql`
+    with o as (select array_agg(id order by id) as ids from users)
+    insert into supports (campaign_id, user_id, confirmed_at, created_at)
+    select c.id, o.ids[1 + ((c.start + j * 7) % array_length(o.ids, 1))], c.created_at + interval '1 day', c.created_at + interval '1 day'
+    from (select id, created_at, 1 + floor(random() * 15)::int as k, floor(random() * ${OWNERS})::int as start
+          from campaigns where action_mode <> 'donation' and random() < 0.2) c
+    cross join lateral generate_series(1, c.k) j, o`);
+
+  // donations with their ledger groups: provider -x, campaign +x in the campaign's currency (balanced; the
+  // deferred trigger checks every group at commit)
+  await phase('donations + ledger', () => sql`
+    with o as (select array_agg(id order by id) as ids from users),
+    d as (
+      insert into donations (campaign_id, donor_id, donor_email, amount, currency, status, provider, provider_ref,
+                             idempotency_key, created_at, updated_at)
+      select c.id,
+             case when r_guest < 0.8 then o.ids[1 + floor(random() * array_length(o.ids, 1))::int] end,
+             case when r_guest >= 0.8 then 'guest' || floor(random() * 100000)::int || '@bench.example.com' end,
+             (round(exp(ln(5) + random() * ln(100))) * 100)::bigint, c.currency, 'succeeded', 'sandbox',
+             'bench-' || gen_random_uuid(), gen_random_uuid()::text, c.ts, c.ts
+      from (select c.id, c.currency, random() as r_guest,
+                   least(now(), c.created_at + random() * interval '30 days') as ts
+            from campaigns c cross join lateral generate_series(1, 1 + floor(random() * 6)::int + 0 * length(c.title)) j
+            where c.action_mode <> 'support' and c.id in (select id from campaigns where random() < 0.08)) c, o
+      returning id, campaign_id, amount, currency, created_at
+    ),
+    g as (
+      insert into ledger_groups (kind, donation_id, created_at)
+      select 'donation', d.id, d.created_at from d
+      returning id, donation_id
+    )
+    insert into ledger_entries (group_id, account_type, account_id, amount, currency, created_at)
+    select g.id, x.account_type, x.account_id, x.amount, d.currency, d.created_at
+    from g join d on d.id = g.donation_id
+    cross join lateral (values ('provider'::ledger_account_type, 'sandbox', -d.amount),
+                               ('campaign'::ledger_account_type, d.campaign_id::text, d.amount)) x(account_type, account_id, amount)`);
+
+  await sql.unsafe(`drop function bench_words(text[], int); drop function bench_tags(text[], int)`);
+  await phase('vacuum analyze', () => sql.unsafe(`vacuum (analyze)`));
+  return times;
+}
+
+// ---------------------------------------------------------------------------------------------
+// measuring
+// ---------------------------------------------------------------------------------------------
+
+interface Scenario {
+  key: string;
+  label: string;
+  url: string;
+  /** Several paths to rotate through (detail of many campaigns). */
+  paths?: string[];
+  /** Which server answers: its process group and its PostgreSQL application_name. */
+  server: 'app' | 'raw';
+  /** Also measured with one connection (latency without queueing). */
+  single?: boolean;
+}
+
+interface Measured {
+  key: string;
+  label: string;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  requests: number;
+  /** Answers other than 2xx and connection errors; timeouts (no answer within 10 s) are counted apart. */
+  bad: number;
+  timeouts: number;
+  /** CPU time per request of the answering server's processes and of its PostgreSQL backends (ms). */
+  serverCpu: number;
+  pgCpu: number;
+  /** CPU used meanwhile by processes that are not part of the benchmark, in cores. */
+  otherLoad: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+// --- CPU accounting from /proc (Linux): the servers' process groups, the PostgreSQL backends of
+// the bench database by application_name, this process (autocannon runs here), and the rest.
+
+const HAS_PROC = existsSync('/proc/stat');
+const TICKS_PER_S = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function procTicks(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return Number(rest[11]) + Number(rest[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy ticks of the process group (the child and everything it started). */
+function groupTicks(pgid: number): number {
+  let sum = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      if (Number(rest[2]) === pgid) sum += Number(rest[11]) + Number(rest[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
+function systemBusyTicks(): number {
+  const [cpu] = readFileSync('/proc/stat', 'utf8').split('\n');
+  const v = cpu.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal
+  return v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] ?? 0);
+}
+
+interface CpuSnapshot {
+  at: number;
+  busy: number;
+  app: number;
+  raw: number;
+  pgApp: number;
+  pgRaw: number;
+  pgOther: number;
+  self: number;
+}
+
+interface CpuMeter {
+  snapshot(): Promise<CpuSnapshot>;
+}
+
+function cpuMeter(probe: postgres.Sql, appPgid: number, rawPgid: number): CpuMeter {
+  return {
+    async snapshot() {
+      const backends = await probe<{ pid: number; app: string }[]>`
+        select pid, application_name as app from pg_stat_activity where datname = ${BENCH_DB}`;
+      const sum = (f: (a: string) => boolean) => backends.filter((b) => f(b.app)).reduce((s, b) => s + procTicks(b.pid), 0);
+      const self = process.cpuUsage();
+      return {
+        at: performance.now(),
+        busy: HAS_PROC ? systemBusyTicks() : 0,
+        app: HAS_PROC ? groupTicks(appPgid) : 0,
+        raw: HAS_PROC ? groupTicks(rawPgid) : 0,
+        pgApp: sum((a) => a === 'kindling-bench-app'),
+        pgRaw: sum((a) => a === 'kindling-bench-raw'),
+        pgOther: sum((a) => a !== 'kindling-bench-app' && a !== 'kindling-bench-raw'),
+        self: ((self.user + self.system) / 1e6) * TICKS_PER_S,
+      };
+    },
+  };
+}
+
+/** Cores used by everything that is not the benchmark between two snapshots. */
+function otherCores(a: CpuSnapshot, b: CpuSnapshot): number {
+  const ours = b.app - a.app + (b.raw - a.raw) + (b.pgApp - a.pgApp) + (b.pgRaw - a.pgRaw) + (b.pgOther - a.pgOther) + (b.self - a.self);
+  const seconds = (b.at - a.at) / 1000;
+  return Math.max(0, (b.busy - a.busy - ours) / TICKS_PER_S / seconds);
+}
+
+/** Waits (up to about 15 s) until other processes use less than half a core, so they disturb the numbers less. */
+async function waitForQuiet(meter: CpuMeter): Promise<number> {
+  if (!HAS_PROC) return 0;
+  let load = Infinity;
+  for (let i = 0; i < 8; i++) {
+    const a = await meter.snapshot();
+    await new Promise((r) => setTimeout(r, 1000));
+    load = otherCores(a, await meter.snapshot());
+    if (load < 0.5) return load;
+    if (i === 0) process.stdout.write(`(other processes use ${load.toFixed(1)} cores, waiting) `);
+  }
+  return load;
+}
+
+function load(s: Scenario, duration: number, connections: number): Promise<{ samples: number[]; result: autocannon.Result }> {
+  return new Promise((resolve, reject) => {
+    const samples: number[] = [];
+    let next = 0;
+    const inst = autocannon(
+      {
+        url: s.url,
+        connections,
+        pipelining: 1,
+        duration,
+        timeout: 10,
+        ...(s.paths
+          ? {
+              requests: [
+                {
+                  setupRequest: (req) => ({ ...req, path: s.paths![next++ % s.paths!.length] }),
+                },
+              ],
+            }
+          : {}),
+      },
+      (err, result) => (err ? reject(err) : resolve({ samples, result })),
+    );
+    inst.on('response', (_client, _status, _bytes, responseTime) => samples.push(responseTime));
+  });
+}
+
+async function measure(s: Scenario, meter: CpuMeter, run: { connections: number; duration: number; warmup: number }): Promise<Measured> {
+  process.stdout.write(`  ${s.label.padEnd(46)}`);
+  await waitForQuiet(meter);
+  await load(s, run.warmup, run.connections);
+  const before = await meter.snapshot();
+  const { samples, result } = await load(s, run.duration, run.connections);
+  const after = await meter.snapshot();
+  samples.sort((a, b) => a - b);
+  const n = Math.max(1, result.requests.total);
+  const ms = (ticks: number) => ((ticks / TICKS_PER_S) * 1000) / n;
+  const m: Measured = {
+    key: s.key,
+    label: s.label,
+    rps: result.requests.total / (result.duration || run.duration),
+    p50: percentile(samples, 0.5),
+    p95: percentile(samples, 0.95),
+    p99: percentile(samples, 0.99),
+    requests: result.requests.total,
+    bad: result.non2xx + Math.max(0, result.errors - result.timeouts),
+    timeouts: result.timeouts,
+    serverCpu: ms(s.server === 'app' ? after.app - before.app : after.raw - before.raw),
+    pgCpu: ms(s.server === 'app' ? after.pgApp - before.pgApp : after.pgRaw - before.pgRaw),
+    otherLoad: otherCores(before, after),
+  };
+  process.stdout.write(
+    `${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(1)}  p95 ${m.p95.toFixed(1)}  p99 ${m.p99.toFixed(1)} ms` +
+      `  cpu/req ${m.serverCpu.toFixed(2)} + pg ${m.pgCpu.toFixed(2)} ms${m.otherLoad >= 0.3 ? `  (others: ${m.otherLoad.toFixed(1)} cores)` : ''}` +
+      `${m.timeouts ? `  (${m.timeouts} timed out)` : ''}${m.bad ? `  (${m.bad} failed!)` : ''}\n`,
+  );
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// report
+// ---------------------------------------------------------------------------------------------
+
+const DOCS_HEADER = `# Benchmarks
+
+\`npm run bench\` measures the campaign list, search and detail of the real server
+(\`src/server/main.ts\`, production mode, started as a child process) on a real PostgreSQL server.
+Each "N campaigns" section below is one run at one size, written by the benchmark; a new run at
+the same size replaces its section. Numbers are from one machine and only compare with each
+other.
+
+## How a run works (bench/run.ts)
+
+- **Database:** a fresh \`kindling_bench\` on \`BENCH_DATABASE_URL\` (else \`TEST_DATABASE_URL\`,
+  else \`DATABASE_URL\`), migrated like the app does, then bulk-seeded with SQL: N campaigns over
+  ${OWNERS} owners, every category (about 2 % adult), titles, descriptions and tags drawn from a
+  ${VOCABULARY.length}-word vocabulary with Zipf frequencies (word k about 1/k: a few words are in a
+  third of the campaigns, the rarest in under 1 %), created over 3 years, about 40 % with an
+  execution date; confirmed supports on about 10 % of the campaigns and succeeded donations (with
+  balanced ledger groups: provider -x, campaign +x, checked by the ledger triggers) on about 6 %.
+  The campaign indexes are built after the load, as the migrations define them. Then
+  \`VACUUM ANALYZE\`.
+- **Servers:** the app (\`npx tsx src/server/main.ts\`, \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`,
+  \`RATE_LIMIT_PER_MINUTE=0\`, its normal pool of 10 connections) and a baseline
+  (\`bench/raw-server.ts\`): bare Fastify + postgres.js running *exactly* the SQL the REST list
+  runs for the same request (taken from the service's own query builders,
+  \`campaignListQueries(...).toSQL()\`, executed the way Drizzle executes it) plus the same total
+  lookup, answering the rows as JSON with no DTO mapping and no zod. Neither is part of the app.
+- **Load:** autocannon over loopback, one scenario at a time, 10 connections, pipelining 1, 2 s
+  warm-up then 10 s measured; percentiles are computed from every response. Then the main
+  scenarios again with one connection (latency without queueing). Requests are anonymous (adult
+  campaigns hidden). Each REST scenario runs next to its raw counterpart.
+- **CPU columns:** CPU milliseconds per request used by the answering server's processes and by
+  its PostgreSQL backends (from /proc, told apart by \`application_name\`). They hardly depend on
+  what else runs on the machine, unlike req/s and latency; the load generator, both servers and
+  PostgreSQL share the machine, and the run reports how many cores other processes used.
+- **Scenarios:** first page (\`/api/campaigns\`); a deep page about 90 % into the list by keyset
+  (\`?cursor=\` built from the row at that depth, what the app's infinite scroll uses) and by the
+  documented offset form (\`?page=\`); search for a common and a rarer word (\`?q=\`); detail
+  (\`/api/campaigns/:id\`, rotating over 1,000 random campaigns); the tRPC list
+  (\`/trpc/campaigns.list\`, superjson input).
+- **Targets (2 cores):** REST list at least 0.8x the raw baseline; at 1,000,000 campaigns search
+  p95 under 20 ms and deep pages p95 under 10 ms (at 10 connections).
+
+Run it: \`npm run bench\` (100,000 campaigns), \`npm run bench -- --campaigns 1000000\`. Options:
+\`--keep\` keeps the database, \`--reuse\` runs against a kept one without seeding, \`--explain\`
+prints \`EXPLAIN (ANALYZE, BUFFERS)\` of each query first, \`--duration\`, \`--warmup\`,
+\`--connections\`.
+
+`;
+
+function fmt(n: number, digits = 1) {
+  return Number.isFinite(n) ? n.toFixed(digits) : '-';
+}
+
+function resultsTable(results: Measured[], full: boolean): string {
+  const by = (k: string) => results.find((r) => r.key === k);
+  const rows = results.map((r) => {
+    const raw = by(`raw-${r.key.replace(/^rest-/, '')}`);
+    const rest = by('rest-list');
+    let ratio = '';
+    if (r.key.startsWith('rest-') && raw) ratio = `REST/raw ${fmt(r.rps / raw.rps, 2)}`;
+    if (r.key === 'trpc-list' && rest) ratio = `tRPC/REST ${fmt(r.rps / rest.rps, 2)}`;
+    const failed = `${r.timeouts ? ` (${r.timeouts} timed out after 10 s)` : ''}${r.bad ? ` (${r.bad} failed)` : ''}`;
+    return full
+      ? `| ${r.label} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.serverCpu, 2)} | ${fmt(r.pgCpu, 2)} | ${ratio}${failed} |`
+      : `| ${r.label} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} |${failed}`;
+  });
+  const head = full
+    ? ['| scenario | req/s | p50 ms | p95 ms | p99 ms | server CPU ms/req | PG CPU ms/req | ratio |', '|---|---:|---:|---:|---:|---:|---:|---|']
+    : ['| scenario | req/s | p50 ms | p95 ms | p99 ms |', '|---|---:|---:|---:|---:|'];
+  return [...head, ...rows].join('\n');
+}
+
+function writeDocs(n: number, body: string) {
+  const start = `<!-- results N=${n} -->`;
+  const end = `<!-- /results N=${n} -->`;
+  let doc = existsSync(DOCS) ? readFileSync(DOCS, 'utf8') : DOCS_HEADER;
+  const section = `${start}\n${body.trim()}\n${end}`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i >= 0 && j > i) doc = doc.slice(0, i) + section + doc.slice(j + end.length);
+  else {
+    // sections in order of N
+    const others = [...doc.matchAll(/<!-- results N=(\d+) -->/g)].map((m) => ({ n: Number(m[1]), at: m.index! }));
+    const after = others.find((s) => s.n > n);
+    doc = after ? `${doc.slice(0, after.at)}${section}\n\n${doc.slice(after.at)}` : `${doc.trimEnd()}\n\n${section}\n`;
+  }
+  writeFileSync(DOCS, doc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// main
+// ---------------------------------------------------------------------------------------------
+
+/** Expected share of campaigns whose text holds word k (1-based) given about `draws` words per campaign. */
+function expectedShare(k: number, draws: number): number {
+  const p = Math.log((k + 1) / k) / Math.log(VOCABULARY.length + 1);
+  return 1 - (1 - p) ** draws;
+}
+
+/** A word with about the given share of campaigns that is not the start of another word (prefix search). */
+function pickWord(share: number): string {
+  let best = '';
+  let bestDiff = Infinity;
+  VOCABULARY.forEach((w, i) => {
+    if (w.length < 5 || VOCABULARY.some((o) => o !== w && (o.startsWith(w) || o.includes(w)))) return;
+    const d = Math.abs(Math.log(expectedShare(i + 1, 25) / share));
+    if (d < bestDiff) {
+      bestDiff = d;
+      best = w;
+    }
+  });
+  return best;
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (!serverUrl || !/^postgres(ql)?:\/\//.test(serverUrl)) {
+    console.error(
+      'npm run bench needs a real PostgreSQL server: set BENCH_DATABASE_URL (or TEST_DATABASE_URL, or DATABASE_URL),\n' +
+        'for example BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench\n' +
+        `It creates (and at the end drops) the database ${BENCH_DB} on that server.`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const benchUrl = withDatabase(serverUrl, BENCH_DB);
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  let created = false;
+  let tmpDir: string | undefined;
+  const probes: postgres.Sql[] = [];
+
+  let stopping = false;
+  const cleanup = async () => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(children.map(stopChild));
+    await Promise.all(probes.map((p) => p.end({ timeout: 2 }).catch(() => {})));
+    if (created && !o.keep) {
+      await admin.unsafe(`drop database if exists ${BENCH_DB} with (force)`).catch((e) => console.error('could not drop the bench database:', e.message));
+    } else if (created) console.log(`Kept the database ${BENCH_DB} (--keep).`);
+    await admin.end({ timeout: 2 }).catch(() => {});
+    if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+  };
+  const onSignal = (sig: NodeJS.Signals) => {
+    console.error(`\n${sig}: stopping...`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const [{ server_version: pgVersion }] = await admin<{ server_version: string }[]>`show server_version`;
+    const [{ shared_buffers: sharedBuffers }] = await admin<{ shared_buffers: string }[]>`show shared_buffers`;
+    console.log(`PostgreSQL ${pgVersion} at ${new URL(serverUrl).host}; ${o.campaigns.toLocaleString('en-US')} campaigns`);
+
+    // --- database
+    let seedTimes: Record<string, number> = {};
+    let seedTotal = 0;
+    const exists = (await admin`select 1 from pg_database where datname = ${BENCH_DB}`).length > 0;
+    created = true;
+    if (o.reuse && exists) {
+      const check = postgres(benchUrl, { max: 1, onnotice: () => {} });
+      const [{ n }] = await check<{ n: string }[]>`select count(*) as n from campaigns`;
+      await check.end();
+      if (Number(n) !== o.campaigns) throw new Error(`--reuse: ${BENCH_DB} has ${n} campaigns, not ${o.campaigns}`);
+      console.log(`Reusing ${BENCH_DB} (${Number(n).toLocaleString('en-US')} campaigns)`);
+    } else {
+      console.log(`Seeding ${BENCH_DB}:`);
+      const t0 = Date.now();
+      await admin.unsafe(`drop database if exists ${BENCH_DB} with (force)`);
+      await admin.unsafe(`create database ${BENCH_DB}`);
+      const migrating = await openPostgres(benchUrl, { max: 1 });
+      await migrating.migrate();
+      await migrating.close();
+      const seeder = postgres(benchUrl, {
+        max: 2,
+        onnotice: () => {},
+        connection: { synchronous_commit: 'off', maintenance_work_mem: '512MB', work_mem: '64MB' },
+      });
+      try {
+        seedTimes = await seed(seeder, o.campaigns);
+      } finally {
+        await seeder.end();
+      }
+      seedTotal = Date.now() - t0;
+      console.log(`Seeded in ${secs(seedTotal)}`);
+    }
+
+    // --- what to ask for
+    const probe = postgres(benchUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'kindling-bench-probe' } });
+    probes.push(probe);
+    const [{ visible }] = await probe<{ visible: string }[]>`select coalesce(sum(n), 0) as visible from list_counts where entity = 'campaigns' and not adult`;
+    const depth = Math.floor(Number(visible) * 0.9);
+    const [deepRow] = await probe<{ created_at: Date; id: string }[]>`
+      select created_at, id from campaigns where type <> 'adult' order by created_at desc, id desc offset ${depth} limit 1`;
+    const cursor = encodeCursor({ createdAt: deepRow.created_at, id: deepRow.id });
+    const deepPage = Math.floor(depth / 20) + 1;
+    const detailIds = (await probe<{ id: string }[]>`select id from campaigns tablesample system (5) where type <> 'adult' limit 1000`).map((r) => r.id);
+    const [stats] = await probe<{ supports: string; donations: string; entries: string }[]>`
+      select (select count(*) from supports) as supports, (select count(*) from donations) as donations, (select count(*) from ledger_entries) as entries`;
+    const common = pickWord(0.25);
+    const rare = pickWord(0.008);
+
+    // the raw baseline's SQL, taken from the service's own query builders
+    const anonymous: Actor = { user: null, session: null, ip: '127.0.0.1' };
+    const builder = await openPostgres(benchUrl, { max: 1 });
+    const captured = (query: Record<string, unknown>) => {
+      const q = campaignListQueries(builder.db, anonymous, ListQuery.parse(query));
+      return { rows: q.rows.toSQL(), total: q.total.toSQL() };
+    };
+    const rawQueries = {
+      list: captured({}),
+      keyset: captured({ cursor }),
+      offset: captured({ page: deepPage }),
+      'search-common': captured({ q: common }),
+      'search-rare': captured({ q: rare }),
+    };
+    await builder.close();
+    tmpDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-bench-'));
+    const queriesFile = path.join(tmpDir, 'queries.json');
+    writeFileSync(queriesFile, JSON.stringify(rawQueries));
+
+    if (o.explain) {
+      for (const [name, q] of Object.entries(rawQueries)) {
+        for (const part of ['rows', 'total'] as const) {
+          const plan = await probe.unsafe(`explain (analyze, buffers) ${q[part].sql}`, q[part].params as never[]);
+          console.log(`\n--- ${name} (${part})\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`);
+        }
+      }
+      console.log('');
+    }
+
+    // --- servers
+    const appPort = await freePort();
+    const rawPort = await freePort();
+    console.log(`Starting the app on :${appPort} and the raw baseline on :${rawPort}...`);
+    const app = startChild('the app (src/server/main.ts)', ['tsx', 'src/server/main.ts'], {
+      ...process.env,
+      DATABASE_URL: benchUrl,
+      PORT: String(appPort),
+      HOST: '127.0.0.1',
+      APP_URL: `http://127.0.0.1:${appPort}`,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      RATE_LIMIT_PER_MINUTE: '0',
+      // postgres.js takes its application_name from here: the bench tells its backends apart
+      PGAPPNAME: 'kindling-bench-app',
+    });
+    const raw = startChild('the raw baseline (bench/raw-server.ts)', ['tsx', 'bench/raw-server.ts'], {
+      ...process.env,
+      RAW_DATABASE_URL: benchUrl,
+      RAW_PORT: String(rawPort),
+      RAW_QUERIES: queriesFile,
+      NODE_ENV: 'production',
+      PGAPPNAME: 'kindling-bench-raw',
+    });
+    const base = `http://127.0.0.1:${appPort}`;
+    const rawBase = `http://127.0.0.1:${rawPort}`;
+    // the app builds the client first when it is stale
+    await Promise.all([waitForHttp(app, `${base}/api/campaigns?limit=1`, 300_000), waitForHttp(raw, `${rawBase}/raw/list`, 60_000)]);
+    const meter = cpuMeter(probe, app.proc.pid!, raw.proc.pid!);
+
+    const trpcInput = encodeURIComponent(JSON.stringify({ json: {} }));
+    // each REST scenario next to its raw counterpart, so a change in the machine's other load skews both alike
+    const scenarios: Scenario[] = [
+      { key: 'rest-list', label: 'REST list, page 1', url: `${base}/api/campaigns`, server: 'app', single: true },
+      { key: 'raw-list', label: 'raw baseline, list page 1', url: `${rawBase}/raw/list`, server: 'raw', single: true },
+      { key: 'trpc-list', label: 'tRPC list, page 1', url: `${base}/trpc/campaigns.list?input=${trpcInput}`, server: 'app' },
+      { key: 'rest-keyset', label: 'REST deep page, keyset (cursor at 90 %)', url: `${base}/api/campaigns?cursor=${cursor}`, server: 'app', single: true },
+      { key: 'raw-keyset', label: 'raw baseline, deep page keyset', url: `${rawBase}/raw/keyset`, server: 'raw' },
+      { key: 'rest-offset', label: `REST deep page, offset (page=${deepPage})`, url: `${base}/api/campaigns?page=${deepPage}`, server: 'app', single: true },
+      { key: 'raw-offset', label: 'raw baseline, deep page offset', url: `${rawBase}/raw/offset`, server: 'raw' },
+      { key: 'rest-search-common', label: `REST search, common word "${common}"`, url: `${base}/api/campaigns?q=${common}`, server: 'app', single: true },
+      { key: 'raw-search-common', label: `raw baseline, search "${common}"`, url: `${rawBase}/raw/search-common`, server: 'raw' },
+      { key: 'rest-search-rare', label: `REST search, rarer word "${rare}"`, url: `${base}/api/campaigns?q=${rare}`, server: 'app', single: true },
+      { key: 'raw-search-rare', label: `raw baseline, search "${rare}"`, url: `${rawBase}/raw/search-rare`, server: 'raw' },
+      {
+        key: 'rest-detail',
+        label: 'REST detail (1,000 ids in turn)',
+        url: `${base}/api/campaigns/${detailIds[0]}`,
+        paths: detailIds.map((id) => `/api/campaigns/${id}`),
+        server: 'app',
+        single: true,
+      },
+    ];
+
+    // one request each first: the answers must be right before they are timed
+    const totals: Record<string, number> = {};
+    for (const s of scenarios) {
+      const res = await fetch(s.url);
+      if (!res.ok) throw new Error(`${s.label}: ${s.url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      const body = (await res.json()) as { items?: unknown[]; total?: number; result?: { data: { json: { items: unknown[]; total: number } } } };
+      const list = body.result?.data.json ?? body;
+      if (list.total !== undefined) totals[s.key] = list.total;
+      if (s.key !== 'rest-detail' && !list.items?.length) throw new Error(`${s.label}: no items`);
+    }
+    for (const k of ['list', 'keyset', 'offset', 'search-common', 'search-rare']) {
+      if (totals[`rest-${k}`] !== totals[`raw-${k}`]) throw new Error(`${k}: totals differ, REST ${totals[`rest-${k}`]}, raw ${totals[`raw-${k}`]}`);
+    }
+
+    const main = { connections: o.connections, duration: o.duration, warmup: o.warmup };
+    console.log(`\nMeasuring (${o.warmup} s warm-up + ${o.duration} s each, ${o.connections} connections):`);
+    const results: Measured[] = [];
+    for (const s of scenarios) results.push(await measure(s, meter, main));
+    const single = { connections: 1, duration: Math.min(5, o.duration), warmup: 1 };
+    console.log(`\nOne connection (${single.warmup} s warm-up + ${single.duration} s each):`);
+    const singles: Measured[] = [];
+    for (const s of scenarios.filter((x) => x.single)) singles.push(await measure(s, meter, single));
+
+    // --- report
+    const by = (k: string) => results.find((r) => r.key === k)!;
+    const restRaw = by('rest-list').rps / by('raw-list').rps;
+    // the same ratio from CPU per request (server + PostgreSQL), which other load on the machine hardly moves
+    const cpuOf = (m: Measured) => m.serverCpu + m.pgCpu;
+    const restRawCpu = cpuOf(by('raw-list')) / cpuOf(by('rest-list'));
+    const searchP95 = Math.max(by('rest-search-common').p95, by('rest-search-rare').p95);
+    const deepP95 = by('rest-keyset').p95;
+    const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+    const mem = `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
+    const seedLine = seedTotal
+      ? `${secs(seedTotal)} (${Object.entries(seedTimes)
+          .map(([k, v]) => `${k} ${secs(v)}`)
+          .join(', ')})`
+      : 'reused a kept database';
+    const others = [...results, ...singles].map((r) => r.otherLoad);
+    const body = [
+      `## ${o.campaigns.toLocaleString('en-US')} campaigns`,
+      '',
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${mem} memory; ` +
+        `Node ${process.version}; PostgreSQL ${pgVersion} (shared_buffers ${sharedBuffers}), same machine.`,
+      '',
+      `Data: ${o.campaigns.toLocaleString('en-US')} campaigns (${Number(visible).toLocaleString('en-US')} not adult) over ${OWNERS} owners; ` +
+        `${Number(stats.supports).toLocaleString('en-US')} supports, ${Number(stats.donations).toLocaleString('en-US')} donations, ` +
+        `${Number(stats.entries).toLocaleString('en-US')} ledger entries. Seeding: ${seedLine}.`,
+      `Search totals: "${common}" ${totals['rest-search-common']?.toLocaleString('en-US')} campaigns, "${rare}" ${totals['rest-search-rare']?.toLocaleString('en-US')}. ` +
+        `Deep page: row ${depth.toLocaleString('en-US')} of ${Number(visible).toLocaleString('en-US')}.`,
+      `Other processes on the machine used ${Math.min(...others).toFixed(1)}-${Math.max(...others).toFixed(1)} cores during the runs` +
+        `${Math.max(...others) >= 0.3 ? ' (the numbers are disturbed by that much)' : ''}.`,
+      '',
+      `${o.connections} connections, pipelining 1, ${o.warmup} s warm-up + ${o.duration} s per scenario ` +
+        '(CPU columns: milliseconds of CPU per request used by the answering server\'s processes and by its PostgreSQL backends):',
+      '',
+      resultsTable(results, true),
+      '',
+      `One connection (${single.duration} s each): latency without queueing behind other requests.`,
+      '',
+      resultsTable(singles, false),
+      '',
+      `Targets: REST list / raw = ${restRaw.toFixed(2)} in req/s (>= 0.8: ${verdict(restRaw >= 0.8)}), ${restRawCpu.toFixed(2)} by CPU per request; ` +
+        `search p95 ${searchP95.toFixed(1)} ms (< 20 ms: ${verdict(searchP95 < 20)}); ` +
+        `deep page (keyset) p95 ${deepP95.toFixed(1)} ms (< 10 ms: ${verdict(deepP95 < 10)}); ` +
+        `deep page by offset p95 ${by('rest-offset').p95.toFixed(1)} ms (for comparison). ` +
+        `The latency targets are for ${o.connections} connections${o.campaigns < 1_000_000 ? ' and for 1,000,000 campaigns' : ''}.`,
+    ].join('\n');
+    console.log(`\n${resultsTable(results, true)}\n\n${resultsTable(singles, false)}\n`);
+    console.log(body.split('\n').slice(-1)[0]);
+    writeDocs(o.campaigns, body);
+    console.log(`\nWrote the results to ${path.relative(ROOT, DOCS)}.`);
+    if ([...results, ...singles].some((r) => r.bad)) process.exitCode = 1;
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+void main();

@@ -1,0 +1,1 @@
+CREATE INDEX "campaigns_public_created_id_idx" ON "campaigns" USING btree ("created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "campaigns"."type" <> 'adult';
