@@ -232,8 +232,13 @@ describe('creating a campaign with images', () => {
       'Executes 1 May 2030 - 0 supporters',
       '€0.00',
       '0',
-      'Open',
+      expect.stringMatching(/^Open\s+☆ Favorite$/),
     ]);
+    // in a list the Favorite button goes one way
+    await row.getByRole('button', { name: '☆ Favorite: Paper lanterns for the river' }).click();
+    const favorited = row.getByRole('button', { name: /★ Favorited/ });
+    await favorited.waitFor();
+    expect(await favorited.isDisabled()).toBe(true);
     await expect.poll(() => isLoaded(row.locator('img.thumb')), POLL).toBe(true);
     await page.getByText('End of results').waitFor();
 
@@ -253,6 +258,14 @@ describe('creating a campaign with images', () => {
     // the Open link leads back to it
     await rows(page).getByRole('link', { name: 'Open campaign Paper lanterns for the river' }).click();
     await page.waitForURL(detailUrl);
+
+    // on its page the Favorite button toggles (favorited from the list above)
+    const toggle = page.locator('.item-head').getByRole('button', { name: /Favorite/ });
+    await expect.poll(() => toggle.innerText(), POLL).toBe('★ Favorited');
+    await toggle.click();
+    await expect.poll(() => toggle.innerText(), POLL).toBe('☆ Favorite');
+    await toggle.click();
+    await expect.poll(() => toggle.innerText(), POLL).toBe('★ Favorited');
   });
 
   it('suggests tags in use while typing, and shows Not found for an unknown campaign', async () => {

@@ -108,7 +108,7 @@ describe('a project from creation to deletion', () => {
     expect(await page.getByLabel('Search').inputValue()).toBe('tidepools');
     await expect.poll(() => rows(page).count(), POLL).toBe(1);
     const cells = (await rows(page).first().locator('th, td').allInnerTexts()).map((c) => c.trim());
-    expect(cells).toEqual(['T', 'Tide pool field guide', 'tide_keeper', 'Research', 'Open', '$0.00', '0', 'Open']);
+    expect(cells).toEqual(['T', 'Tide pool field guide', 'tide_keeper', 'Research', 'Open', '$0.00', '0', expect.stringMatching(/^Open\s+☆ Favorite$/)]);
     await rows(page).getByRole('link', { name: 'Tide pool field guide', exact: true }).click();
     await page.waitForURL(detailUrl);
 

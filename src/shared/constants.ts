@@ -35,6 +35,8 @@ export const TEAM_ROLES = ['member', 'manager'] as const;
 export const TEAM_MEMBER_STATUSES = ['invited', 'requested', 'active'] as const;
 
 export const PAGE_SIZE = 20;
+/** A search counts its matches up to this many; beyond it `total` says "at least" (totalCapped). */
+export const SEARCH_COUNT_CAP = 1000;
 export const MAX_PAGE_SIZE = 100;
 export const PROFILE_PAGE_SIZES = [10, 20, 50] as const;
 export const TAG_SUGGESTIONS = 6;

@@ -27,6 +27,8 @@ export interface ListItem {
 export interface ListPage<T> {
   items: T[];
   total: number;
+  /** A search with more matches than the server counts: `total` is a lower bound. */
+  totalCapped?: boolean;
   nextCursor: string | null;
 }
 
@@ -36,7 +38,7 @@ export interface ListPage<T> {
  */
 export function nextPageParam<T>(last: ListPage<T>, all: ListPage<T>[]): string | undefined {
   const loaded = all.reduce((n, p) => n + p.items.length, 0);
-  return last.nextCursor && last.items.length >= PAGE_SIZE && loaded < last.total ? last.nextCursor : undefined;
+  return last.nextCursor && last.items.length >= PAGE_SIZE && (loaded < last.total || last.totalCapped) ? last.nextCursor : undefined;
 }
 
 /** The `?q=` of the URL, and a setter that pushes a new history entry (Back returns to the previous search). */
@@ -194,11 +196,13 @@ export function ItemListView<T extends ListItem>({ list, basePath, noun, emptyTe
   const pages = list.data?.pages ?? [];
   const items = pages.flatMap((p) => p.items);
   const total = pages[pages.length - 1]?.total ?? items.length;
+  const capped = pages[pages.length - 1]?.totalCapped === true;
   if (!items.length) return <p className="empty-state muted">{emptyText}</p>;
   return (
     <>
       <p className="list-count muted" aria-live="polite">
         Showing {items.length} of {Math.max(total, items.length)}
+        {capped ? '+' : ''}
       </p>
       <ItemTable items={items} basePath={basePath} noun={noun} renderFavorite={renderFavorite} />
       <InfiniteScrollSentinel

@@ -132,6 +132,8 @@ export type CampaignDto = z.infer<typeof CampaignSchema>;
 export const CampaignListSchema = z.object({
   items: z.array(CampaignSchema),
   total: z.number(),
+  /** True when a search matched more than SEARCH_COUNT_CAP: `total` is then a lower bound. */
+  totalCapped: z.boolean(),
   page: z.number(),
   limit: z.number(),
   /** Pass as `cursor` to get the next page by keyset (null on the last page). */

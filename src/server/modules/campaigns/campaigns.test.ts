@@ -1,6 +1,7 @@
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { campaigns, changeHistory, donations, ledgerEntries, ledgerGroups, supports, users } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, uploadImages, type Client } from '../../../../test/helpers';
@@ -298,6 +299,21 @@ describe('GET /api/campaigns: search', () => {
     expect(await found('phot')).toEqual([ids.photo]);
     expect(await found('odular')).toEqual([ids.synth]);
     expect(await found('street walk')).toEqual([ids.photo]);
+  });
+
+  it('counts a search exactly up to 1000 matches, and says "at least 1000" beyond', async () => {
+    const few = (await get(null, '/api/campaigns?q=photography')).json();
+    expect(few).toMatchObject({ total: 1, totalCapped: false });
+    await database.db.execute(sql`
+      insert into campaigns (owner_id, title, created_at)
+      select ${alice.userId}::uuid, 'Capword campaign ' || g, now() - g * interval '1 second' from generate_series(1, ${SEARCH_COUNT_CAP + 5}) g`);
+    const many = (await get(null, '/api/campaigns?q=capword')).json();
+    expect(many).toMatchObject({ total: SEARCH_COUNT_CAP, totalCapped: true });
+    expect(many.items).toHaveLength(20);
+    expect(many.nextCursor).not.toBeNull();
+    const unfiltered = (await get(null, '/api/campaigns')).json();
+    expect(unfiltered.totalCapped).toBe(false);
+    expect(unfiltered.total).toBeGreaterThan(SEARCH_COUNT_CAP);
   });
 
   it('answers an empty list for no match, and treats odd characters as text', async () => {

@@ -1,5 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
@@ -122,14 +123,26 @@ export function campaignListQueries(db: Db, actor: Actor, query: Out<typeof List
     .innerJoin(users, eq(users.id, campaigns.ownerId))
     .where(inArray(campaigns.id, pageIds))
     .orderBy(desc(campaigns.createdAt), desc(campaigns.id));
-  const total: PromiseLike<TotalRow[]> & { toSQL(): { sql: string; params: unknown[] } } =
-    !search && !filter.ownerId
+  // a search counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word over a
+  // million rows would scan the table, and nobody pages that deep
+  const total: PromiseLike<TotalRow[]> & { toSQL(): { sql: string; params: unknown[] } } = search
+    ? db
+        .select({ n: sql<string>`count(*)` })
+        .from(
+          db
+            .select({ one: sql`1`.as('one') })
+            .from(p)
+            .where(and(...base))
+            .limit(SEARCH_COUNT_CAP + 1)
+            .as('matches'),
+        )
+    : !filter.ownerId
       ? db.select({ adult: listCounts.adult, n: listCounts.n }).from(listCounts).where(eq(listCounts.entity, 'campaigns'))
       : db
           .select({ n: sql<string>`count(*)` })
           .from(p)
-          .where(base.length ? and(...base) : undefined);
-  return { rows, total };
+          .where(and(...base));
+  return { rows, total, capped: Boolean(search) };
 }
 
 export function createCampaignsService(deps: Deps) {
@@ -157,14 +170,16 @@ export function createCampaignsService(deps: Deps) {
      */
     async list(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
       const { page, limit } = query;
-      if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, page, limit, nextCursor: null };
+      if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, totalCapped: false, page, limit, nextCursor: null };
       const q = campaignListQueries(db, actor, query, filter);
       const [rows, totalRows] = await Promise.all([q.rows, q.total]);
-      const total = listTotal(actor, totalRows);
+      const counted = listTotal(actor, totalRows);
+      const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
+      const total = totalCapped ? SEARCH_COUNT_CAP : counted;
       const now = new Date();
       const items = (rows as Row[]).map((r) => toCampaignDto(r, now));
       const last = rows[rows.length - 1] as Row | undefined;
-      return { items, total, page, limit, nextCursor: last && rows.length === limit ? encodeCursor(last.c) : null };
+      return { items, total, totalCapped, page, limit, nextCursor: last && rows.length === limit ? encodeCursor(last.c) : null };
     },
 
     get: load,
