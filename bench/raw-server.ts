@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import postgres from 'postgres';
+import { SEARCH_COUNT_CAP } from '../src/shared/constants';
 
 /**
  * The benchmark's baseline (started by bench/run.ts as a child process, never part of the app):
@@ -16,7 +17,7 @@ interface Captured {
   sql: string;
   params: unknown[];
 }
-const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<string, { rows: Captured; total: Captured }>;
+const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<string, { rows: Captured; total: Captured; capped: boolean }>;
 
 // the app's pool: openPostgres() uses postgres(url, { max: 10 })
 const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {} });
@@ -31,8 +32,10 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
     sql.unsafe(q.total.sql, q.total.params as never[], { prepare: false }).values(),
   ]);
   // the total query answers (adult, n) rows from list_counts or one (n) row; an anonymous caller skips adult ones
-  const total = totals.reduce((s: number, r) => (r.length === 2 && r[0] === true ? s : s + Number(r[r.length - 1])), 0);
-  return { items: rows, total };
+  const counted = totals.reduce((s: number, r) => (r.length === 2 && r[0] === true ? s : s + Number(r[r.length - 1])), 0);
+  // a search counts at most SEARCH_COUNT_CAP + 1 matches, as the service does
+  const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
+  return { items: rows, total: totalCapped ? SEARCH_COUNT_CAP : counted, totalCapped };
 });
 
 const shutdown = async () => {

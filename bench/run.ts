@@ -730,7 +730,7 @@ async function main() {
     const builder = await openPostgres(benchUrl, { max: 1 });
     const captured = (query: Record<string, unknown>) => {
       const q = campaignListQueries(builder.db, anonymous, ListQuery.parse(query));
-      return { rows: q.rows.toSQL(), total: q.total.toSQL() };
+      return { rows: q.rows.toSQL(), total: q.total.toSQL(), capped: q.capped };
     };
     const rawQueries = {
       list: captured({}),

@@ -162,7 +162,7 @@ export function createCampaignsService(deps: Deps) {
     return toCampaignDto(row as Row);
   }
 
-  return {
+  const service = {
     /**
      * Newest first. `page` pages by offset (the documented API); `cursor` (each answer's
      * nextCursor) pages by keyset, which is what the app's infinite scroll uses, so a deep
@@ -180,6 +180,13 @@ export function createCampaignsService(deps: Deps) {
       const items = (rows as Row[]).map((r) => toCampaignDto(r, now));
       const last = rows[rows.length - 1] as Row | undefined;
       return { items, total, totalCapped, page, limit, nextCursor: last && rows.length === limit ? encodeCursor(last.c) : null };
+    },
+
+    /** A person's campaigns (their profile's tab); 404 when there is no such person. */
+    async listOfUser(actor: Actor, userId: string, query: Out<typeof ListQuery>) {
+      const [person] = isUuid(userId) ? await db.select({ id: users.id }).from(users).where(eq(users.id, userId)) : [];
+      if (!person) throw notFound(M.userNotFound);
+      return service.list(actor, query, { ownerId: userId });
     },
 
     get: load,
@@ -264,6 +271,7 @@ export function createCampaignsService(deps: Deps) {
       return load(actor, id);
     },
   };
+  return service;
 }
 
 export type CampaignsService = ReturnType<typeof createCampaignsService>;

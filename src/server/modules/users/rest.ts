@@ -36,10 +36,7 @@ export function usersRest(app: FastifyInstance, { users, campaigns, teams }: Ser
     params: IdParams,
     query: ListQuery,
     response: CampaignListSchema,
-    handler: async ({ params, query, actor }) => {
-      await users.getPublic(params.id);
-      return campaigns.list(actor, query, { ownerId: params.id });
-    },
+    handler: ({ params, query, actor }) => campaigns.listOfUser(actor, params.id, query),
   });
   restRoute(app, {
     method: 'GET',

@@ -19,10 +19,9 @@ export const usersRouter = router({
   campaigns: publicProcedure
     .input(ListQuery.extend({ userId: IdSchema }))
     .output(CampaignListSchema)
-    .query(async ({ ctx, input }) => {
+    .query(({ ctx, input }) => {
       const { userId, ...query } = input;
-      await ctx.services.users.getPublic(userId);
-      return ctx.services.campaigns.list(ctx.actor, query, { ownerId: userId });
+      return ctx.services.campaigns.listOfUser(ctx.actor, userId, query);
     }),
   suggested: authedProcedure
     .input(SuggestedUsersQuery)
