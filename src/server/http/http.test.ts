@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { buildApp, TRPC_MAX_BATCH } from '../app';
+import { restRoute } from './rest';
 import { openTestDatabase, signUp, testConfig } from '../../../test/helpers';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -17,6 +19,26 @@ beforeAll(async () => {
   writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Kindling</title><div id="root"></div>');
   writeFileSync(path.join(dist, 'assets', 'app-abc123.js'), 'console.log(1)');
   app = await buildApp({ config: testConfig(), db: database.db, client: 'built', clientDist: dist, logger: false });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/test/declared',
+    response: z.object({
+      _id: z.string(),
+      when: z.date(),
+      note: z.string().nullable(),
+      owner: z.object({ _id: z.string(), name: z.string().nullable() }).nullable(),
+      tags: z.array(z.string()),
+    }),
+    handler: () =>
+      ({
+        _id: 'x1',
+        when: new Date('2026-01-02T03:04:05.678Z'),
+        note: null,
+        owner: { _id: 'u1', name: 'Ann', email: 'ann@example.com', passwordHash: '$argon2id$secret' },
+        tags: ['a'],
+        passwordHash: '$argon2id$secret',
+      }) as never,
+  });
   app.get('/api/test/boom', async () => {
     throw new Error('secret internal detail: connection string postgres://x:y@z');
   });
@@ -70,6 +92,15 @@ describe('security headers', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBeDefined();
+  });
+});
+
+describe('declared answers', () => {
+  it('sends only the fields the response schema declares, dates as ISO strings', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/test/declared' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ _id: 'x1', when: '2026-01-02T03:04:05.678Z', note: null, owner: { _id: 'u1', name: 'Ann' }, tags: ['a'] });
+    expect(res.body).not.toMatch(/passwordHash|argon2|ann@example\.com/);
   });
 });
 

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Actor } from '../deps';
 import { zodToAppError } from './errors';
+import { responseJsonSchema } from './response-schema';
 
 type Schema = z.ZodType;
 type In<S> = S extends Schema ? z.output<S> : undefined;
@@ -37,9 +38,11 @@ export function restRoute<B extends Schema | undefined, Q extends Schema | undef
   app: FastifyInstance,
   route: RestRoute<B, Q, P, R>,
 ): void {
+  const status = route.status ?? 200;
   app.route({
     method: route.method,
     url: route.url,
+    schema: status === 204 ? undefined : { response: { [status]: responseJsonSchema(route.response) } },
     handler: async (req, reply) => {
       const input = {
         params: parse(route.params, req.params),
@@ -48,8 +51,9 @@ export function restRoute<B extends Schema | undefined, Q extends Schema | undef
         actor: req.actor,
       };
       const result = await route.handler(input, req, reply);
-      if (route.status === 204) return reply.code(204).send();
-      return reply.code(route.status ?? 200).send(route.response.parse(result));
+      if (status === 204) return reply.code(204).send();
+      // serialized through the declared schema (see response-schema.ts): undeclared fields never leave
+      return reply.code(status).send(result);
     },
   });
 }
