@@ -82,7 +82,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   registerErrorHandler(app);
-  await registerSecurityHeaders(app, { dev: opts.client === 'dev' });
+  registerSecurityHeaders(app, { dev: opts.client === 'dev' });
   await app.register(cookie);
   registerRequestAuth(app, deps);
 
