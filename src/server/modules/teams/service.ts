@@ -532,13 +532,15 @@ export function createTeamsService(deps: Deps) {
       });
     },
 
-    /** The invited person accepts: active. No invite (never made, or withdrawn) is a 404. */
+    /** The invited person accepts: active. No invite (never made, or withdrawn) is a 404; a pending request of one's own, a 409. */
     async accept(actor: Actor, id: string): Promise<TeamMemberDto> {
       const { user } = requireUser(actor);
       return db.transaction(async (tx) => {
         const team = await lockTeam(tx, id);
         const existing = await rowOf(tx, team.id, user.id);
         if (existing?.status === 'active') throw conflict(M.teamYouAreMember);
+        // asked to join, not invited: the owner accepts that one
+        if (existing?.status === 'requested') throw conflict(M.teamAlreadyRequested);
         if (!existing || existing.status !== 'invited') throw notFound(M.teamNoInvite);
         if (await blockedEitherWay(tx, user.id, [team.ownerId])) throw forbidden(M.teamJoinBlocked);
         await tx.update(teamMembers).set({ status: 'active', updatedAt: new Date() }).where(eq(teamMembers.id, existing.id));

@@ -142,6 +142,7 @@ function expected(m: Model, s: Step & { target?: number }, actor: number | null)
     case 'accept': {
       const r = row(A);
       if (r?.status === 'active') return 409;
+      if (r?.status === 'requested') return 409;
       if (!r || r.status !== 'invited') return 404;
       if (blocked(m, A, O)) return 403;
       m.rows.set(A, { ...r, status: 'active' });

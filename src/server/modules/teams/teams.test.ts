@@ -364,7 +364,7 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
       api.ok(requested, 201);
       expect(requested.body).toMatchObject({ userId: dave.userId, status: 'requested', role: 'member' });
       refused(await api.request(dave, id), 409, M.teamAlreadyRequested);
-      refused(await api.accept(dave, id), 404, M.teamNoInvite);
+      refused(await api.accept(dave, id), 409, M.teamAlreadyRequested);
       const approved = await api.updateMember(owner, id, dave.userId, { status: 'active' });
       api.ok(approved);
       expect(approved.body.status).toBe('active');
