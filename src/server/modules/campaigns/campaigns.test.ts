@@ -238,6 +238,12 @@ describe('GET /api/campaigns: paging', () => {
     const p3 = (await get(null, '/api/campaigns?q=pagingtag&page=3')).json();
     expect(p3.items.map((i: { title: string }) => i.title)).toEqual(['Paging item 5', 'Paging item 4', 'Paging item 3', 'Paging item 2', 'Paging item 1']);
     expect(p3.nextCursor).toBeNull();
+    // an exactly full last page says there is nothing more
+    const fullLast = (await get(null, '/api/campaigns?q=pagingtag&limit=15&page=3')).json();
+    expect(fullLast.items).toHaveLength(15);
+    expect(fullLast.nextCursor).toBeNull();
+    const firstOfThree = (await get(null, '/api/campaigns?q=pagingtag&limit=15')).json();
+    expect(firstOfThree.nextCursor).not.toBeNull();
     const beyond = (await get(null, '/api/campaigns?q=pagingtag&page=4')).json();
     expect(beyond).toMatchObject({ items: [], total: 45 });
   });

@@ -115,7 +115,8 @@ export function campaignListQueries(db: Db, actor: Actor, query: Out<typeof List
     .from(p)
     .where(where.length ? and(...where) : undefined)
     .orderBy(desc(p.createdAt), desc(p.id))
-    .limit(limit)
+    // one row more than the page: it says whether there is a next page
+    .limit(limit + 1)
     .offset(cursor ? 0 : (page - 1) * limit);
   const rows = db
     .select(selection(actor.user?.id ?? null))
@@ -177,9 +178,10 @@ export function createCampaignsService(deps: Deps) {
       const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
       const total = totalCapped ? SEARCH_COUNT_CAP : counted;
       const now = new Date();
-      const items = (rows as Row[]).map((r) => toCampaignDto(r, now));
-      const last = rows[rows.length - 1] as Row | undefined;
-      return { items, total, totalCapped, page, limit, nextCursor: last && rows.length === limit ? encodeCursor(last.c) : null };
+      const pageRows = (rows as Row[]).slice(0, limit);
+      const items = pageRows.map((r) => toCampaignDto(r, now));
+      const nextCursor = rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].c) : null;
+      return { items, total, totalCapped, page, limit, nextCursor };
     },
 
     /** A person's campaigns (their profile's tab); 404 when there is no such person. */

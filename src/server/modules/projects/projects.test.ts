@@ -118,6 +118,13 @@ describe('GET /api/projects filters', () => {
     expect(mine.items.map((i: { _id: string }) => i._id)).toEqual([b._id, a._id]);
     expect(mine.total).toBe(2);
     expect((await call(app, null, { method: 'GET', url: '/api/projects?my=true' })).statusCode).toBe(401);
+    // a page is full: a cursor only when there is more
+    expect((await call(app, frank, { method: 'GET', url: '/api/projects?my=true&limit=2' })).json().nextCursor).toBeNull();
+    const first = (await call(app, frank, { method: 'GET', url: '/api/projects?my=true&limit=1' })).json();
+    expect(first.nextCursor).not.toBeNull();
+    const second = (await call(app, frank, { method: 'GET', url: `/api/projects?my=true&limit=1&cursor=${first.nextCursor}` })).json();
+    expect(second.items.map((i: { _id: string }) => i._id)).toEqual([a._id]);
+    expect(second.nextCursor).toBeNull();
     const byOwner = (await call(app, null, { method: 'GET', url: `/api/projects?ownerId=${frank.userId}` })).json();
     expect(byOwner.total).toBe(2);
     const one = (await call(app, null, { method: 'GET', url: `/api/projects?projectId=${a._id}` })).json();

@@ -128,7 +128,7 @@ export function createProjectsService(deps: Deps) {
         .innerJoin(users, eq(users.id, projects.ownerId))
         .where(where.length ? and(...where) : undefined)
         .orderBy(desc(projects.createdAt), desc(projects.id))
-        .limit(limit)
+        .limit(limit + 1)
         .offset(cursor ? 0 : (page - 1) * limit);
       const totalP = filtered
         ? db
@@ -142,13 +142,14 @@ export function createProjectsService(deps: Deps) {
             .where(eq(listCounts.entity, 'projects'))
             .then((rows) => rows.reduce((s, r) => (r.adult && !canSeeAdult(actor) ? s : s + Number(r.n)), 0));
       const [rows, total] = await Promise.all([rowsP, totalP]);
-      const last = rows[rows.length - 1] as Row | undefined;
+      // one row more than the page was read: it says whether there is a next page
+      const pageRows = (rows as Row[]).slice(0, limit);
       return {
-        items: (rows as Row[]).map(toProjectDto),
+        items: pageRows.map(toProjectDto),
         total,
         page,
         limit,
-        nextCursor: last && rows.length === limit ? encodeCursor(last.p) : null,
+        nextCursor: rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].p) : null,
       };
     },
 

@@ -310,7 +310,8 @@ export function createTeamsService(deps: Deps) {
         baseSelect(db, actor.user?.id ?? null)
           .where(where.length ? and(...where) : undefined)
           .orderBy(desc(teams.createdAt), desc(teams.id))
-          .limit(limit)
+          // one row more than the page: it says whether there is a next page
+          .limit(limit + 1)
           .offset(cursor ? 0 : (page - 1) * limit) as Promise<TeamSelectRow[]>,
         db
           .select({ n: sql<string>`count(*)` })
@@ -318,13 +319,13 @@ export function createTeamsService(deps: Deps) {
           .where(base.length ? and(...base) : undefined)
           .then((r) => Number(r[0]?.n ?? 0)),
       ]);
-      const last = rows[rows.length - 1];
+      const pageRows = rows.slice(0, limit);
       return {
-        items: await listItems(actor, rows),
+        items: await listItems(actor, pageRows),
         total,
         page,
         limit,
-        nextCursor: last && rows.length === limit ? encodeCursor(last.t) : null,
+        nextCursor: rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].t) : null,
       };
     },
 
