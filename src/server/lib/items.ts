@@ -4,7 +4,9 @@ import { toMinor } from '../../shared/money';
 import type { DbOrTx } from '../db/client';
 import { images as uploadedImages } from '../db/schema';
 import type { Actor } from '../deps';
-import { badRequest } from './errors';
+import type { z } from 'zod';
+import type { CreateProjectInput, UpdateProjectInput } from '../../shared/schemas/projects';
+import { badRequest, forbidden } from './errors';
 
 /** Rules shared by campaigns and projects (the spec's "items"). */
 
@@ -39,4 +41,42 @@ export async function assertOwnImages(db: DbOrTx, ownerId: string, urls: string[
     .from(uploadedImages)
     .where(and(inArray(uploadedImages.url, wanted), eq(uploadedImages.ownerId, ownerId)));
   if (found.length !== wanted.length) throw badRequest(M.imageNotUploaded);
+}
+
+/** The adult category is only for people with adult access. */
+export function assertCategoryAllowed(user: { hasAdultAccess: boolean }, type: string | undefined): void {
+  if (type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+}
+
+/** The columns campaigns and projects share, from a create form (the goal stored in its unit). */
+export function itemValues(input: z.output<typeof CreateProjectInput>) {
+  return {
+    title: input.title,
+    description: input.description,
+    tags: input.tags,
+    type: input.type,
+    targetType: input.targetType,
+    goalAmount: goalToStored(input.goalAmount, input.targetType),
+    currency: input.currency,
+    imageUrl: input.imageUrl,
+    images: input.images,
+    actionMode: input.actionMode,
+  };
+}
+
+/** The same columns from an edit: only what was sent (undefined leaves a column as it is). */
+export function itemPatch(input: z.output<typeof UpdateProjectInput>, currentTargetType: 'amount' | 'supporters') {
+  const targetType = input.targetType ?? currentTargetType;
+  return {
+    title: input.title,
+    description: input.description,
+    tags: input.tags,
+    type: input.type,
+    targetType: input.targetType,
+    goalAmount: input.goalAmount === undefined ? undefined : goalToStored(input.goalAmount, targetType),
+    currency: input.currency,
+    imageUrl: input.imageUrl,
+    images: input.images,
+    actionMode: input.actionMode,
+  };
 }

@@ -9,7 +9,7 @@ import type { Db } from '../../db/client';
 import { campaigns, listCounts, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { forbidden, notFound } from '../../lib/errors';
-import { assertOwnImages, canSeeAdult, goalToStored, imageUrlsOf } from '../../lib/items';
+import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { afterCursor, decodeCursor, encodeCursor, searchCondition } from '../../lib/listing';
@@ -209,25 +209,12 @@ export function createCampaignsService(deps: Deps) {
 
     async create(actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> {
       const { user } = requireUser(actor);
-      if (input.type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+      assertCategoryAllowed(user, input.type);
       const id = await db.transaction(async (tx) => {
         await assertOwnImages(tx, user.id, imageUrlsOf(input));
         const [row] = await tx
           .insert(campaigns)
-          .values({
-            ownerId: user.id,
-            title: input.title,
-            description: input.description,
-            tags: input.tags,
-            type: input.type,
-            targetType: input.targetType,
-            goalAmount: goalToStored(input.goalAmount, input.targetType),
-            currency: input.currency,
-            imageUrl: input.imageUrl,
-            images: input.images,
-            actionMode: input.actionMode,
-            executionDate: input.executionDate ?? null,
-          })
+          .values({ ownerId: user.id, ...itemValues(input), executionDate: input.executionDate ?? null })
           .returning({ id: campaigns.id });
         await recordChange(tx, {
           modelName: 'Campaign',
@@ -249,22 +236,9 @@ export function createCampaignsService(deps: Deps) {
         const [before] = await tx.select(campaignColumns).from(campaigns).where(eq(campaigns.id, id)).for('update');
         if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(M.campaignNotFound);
         if (before.ownerId !== user.id) throw forbidden(M.notOwner);
-        if (input.type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+        assertCategoryAllowed(user, input.type);
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
-        const targetType = input.targetType ?? before.targetType;
-        const patch: Partial<typeof campaigns.$inferInsert> = {
-          title: input.title,
-          description: input.description,
-          tags: input.tags,
-          type: input.type,
-          targetType: input.targetType,
-          goalAmount: input.goalAmount === undefined ? undefined : goalToStored(input.goalAmount, targetType),
-          currency: input.currency,
-          imageUrl: input.imageUrl,
-          images: input.images,
-          actionMode: input.actionMode,
-          executionDate: input.executionDate,
-        };
+        const patch: Partial<typeof campaigns.$inferInsert> = { ...itemPatch(input, before.targetType), executionDate: input.executionDate };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
         await tx.update(campaigns).set({ ...patch, updatedAt: new Date() }).where(eq(campaigns.id, id));

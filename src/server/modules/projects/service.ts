@@ -8,7 +8,7 @@ import type { Actor, Deps } from '../../deps';
 import { forbidden, notFound, unauthorized } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { assertOwnImages, canSeeAdult, goalToStored, imageUrlsOf } from '../../lib/items';
+import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
 import { afterCursor, decodeCursor, encodeCursor, searchCondition } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { coordinationText } from '../campaigns/coordination';
@@ -171,24 +171,12 @@ export function createProjectsService(deps: Deps) {
 
     async create(actor: Actor, input: Out<typeof CreateProjectInput>): Promise<ProjectDto> {
       const { user } = requireUser(actor);
-      if (input.type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+      assertCategoryAllowed(user, input.type);
       const id = await db.transaction(async (tx) => {
         await assertOwnImages(tx, user.id, imageUrlsOf(input));
         const [row] = await tx
           .insert(projects)
-          .values({
-            ownerId: user.id,
-            title: input.title,
-            description: input.description,
-            tags: input.tags,
-            type: input.type,
-            targetType: input.targetType,
-            goalAmount: goalToStored(input.goalAmount, input.targetType),
-            currency: input.currency,
-            imageUrl: input.imageUrl,
-            images: input.images,
-            actionMode: input.actionMode,
-          })
+          .values({ ownerId: user.id, ...itemValues(input) })
           .returning({ id: projects.id });
         await recordChange(tx, {
           modelName: 'Project',
@@ -205,21 +193,9 @@ export function createProjectsService(deps: Deps) {
     async update(actor: Actor, id: string, input: Out<typeof UpdateProjectInput>): Promise<ProjectDto> {
       await db.transaction(async (tx) => {
         const { user, before } = await ownedForUpdate(tx, actor, id);
-        if (input.type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+        assertCategoryAllowed(user, input.type);
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
-        const targetType = input.targetType ?? before.targetType;
-        const patch: Partial<typeof projects.$inferInsert> = {
-          title: input.title,
-          description: input.description,
-          tags: input.tags,
-          type: input.type,
-          targetType: input.targetType,
-          goalAmount: input.goalAmount === undefined ? undefined : goalToStored(input.goalAmount, targetType),
-          currency: input.currency,
-          imageUrl: input.imageUrl,
-          images: input.images,
-          actionMode: input.actionMode,
-        };
+        const patch: Partial<typeof projects.$inferInsert> = { ...itemPatch(input, before.targetType) };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
         await tx.update(projects).set({ ...patch, updatedAt: new Date() }).where(eq(projects.id, id));
