@@ -17,19 +17,24 @@ interface Captured {
   sql: string;
   params: unknown[];
 }
-const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<string, { rows: Captured; total: Captured; capped: boolean }>;
+const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<
+  string,
+  { rows: Captured; total: Captured; capped: boolean; prepared: boolean }
+>;
 
-// the app's pool: openPostgres() uses postgres(url, { max: 10 })
-const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {} });
+// the app's pool and connection settings: openPostgres() uses postgres(url, { max: 10, jit off })
+const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {}, connection: { jit: 'off' } });
 const app = Fastify({ logger: false });
 
 app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const q = queries[req.params.name];
   if (!q) return reply.code(404).send({ error: 'unknown query' });
-  // as drizzle-orm/postgres-js runs a select: unsafe(sql, params, { prepare: false }), rows as arrays
+  // as drizzle-orm/postgres-js runs a select: unsafe(sql, params, { prepare }), rows as arrays; the
+  // app prepares its list shapes (a named server-side statement per connection) but not searches
+  const prepare = q.prepared;
   const [rows, totals] = await Promise.all([
-    sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare: false }).values(),
-    sql.unsafe(q.total.sql, q.total.params as never[], { prepare: false }).values(),
+    sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare }).values(),
+    sql.unsafe(q.total.sql, q.total.params as never[], { prepare }).values(),
   ]);
   // the total query answers (adult, n) rows from list_counts or one (n) row; an anonymous caller skips adult ones
   const counted = totals.reduce((s: number, r) => (r.length === 2 && r[0] === true ? s : s + Number(r[r.length - 1])), 0);

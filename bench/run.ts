@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { openPostgres } from '../src/server/db/client';
 import type { Actor } from '../src/server/deps';
 import { encodeCursor } from '../src/server/lib/listing';
-import { campaignListQueries } from '../src/server/modules/campaigns/service';
+import { createCampaignListQueries } from '../src/server/modules/campaigns/list-queries';
 import { ListQuery } from '../src/shared/schemas/campaigns';
 import { VOCABULARY } from './vocabulary';
 
@@ -728,9 +728,10 @@ async function main() {
     // the raw baseline's SQL, taken from the service's own query builders
     const anonymous: Actor = { user: null, session: null, ip: '127.0.0.1' };
     const builder = await openPostgres(benchUrl, { max: 1 });
+    const listQueries = createCampaignListQueries(builder.db);
     const captured = (query: Record<string, unknown>) => {
-      const q = campaignListQueries(builder.db, anonymous, ListQuery.parse(query));
-      return { rows: q.rows.toSQL(), total: q.total.toSQL(), capped: q.capped };
+      const q = listQueries.forRequest(anonymous, ListQuery.parse(query));
+      return { ...q.sql(), capped: q.capped };
     };
     const rawQueries = {
       list: captured({}),

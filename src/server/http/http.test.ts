@@ -93,6 +93,22 @@ describe('security headers', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBeDefined();
   });
+
+  it('sends the same headers on API answers and on errors', async () => {
+    const page = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } });
+    const answers = [
+      await app.inject({ method: 'GET', url: '/api/test/declared' }),
+      await app.inject({ method: 'GET', url: '/api/nothing-here' }),
+      await app.inject({ method: 'GET', url: '/api/test/boom' }),
+    ];
+    for (const res of answers) {
+      for (const name of ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'cross-origin-opener-policy', 'referrer-policy']) {
+        expect(res.headers[name], name).toBe(page.headers[name]);
+      }
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 404, 500]);
+  });
 });
 
 describe('declared answers', () => {

@@ -23,8 +23,11 @@ export function decodeCursor(raw: string): Cursor {
   throw badRequest(M.cursorInvalid);
 }
 
-/** Rows after the cursor in (created_at DESC, id DESC) order, as a row comparison the index serves. */
-export function afterCursor(createdAt: AnyColumn, id: AnyColumn, c: Cursor): SQL {
+/**
+ * Rows after the cursor in (created_at DESC, id DESC) order, as a row comparison the index
+ * serves. The cursor's parts may be placeholders of a statement built once.
+ */
+export function afterCursor(createdAt: AnyColumn, id: AnyColumn, c: { t: unknown; id: unknown }): SQL {
   return sql`(${createdAt}, ${id}) < (${c.t}::timestamptz, ${c.id}::uuid)`;
 }
 
@@ -54,9 +57,15 @@ export function likeEscape(s: string): string {
 export function searchCondition(searchVector: AnyColumn, title: AnyColumn, q: string): SQL | undefined {
   const query = q.trim();
   if (!query) return undefined;
-  const ts = prefixTsQuery(query);
-  const like = `%${likeEscape(query)}%`;
-  return ts
+  return searchMatch(searchVector, title, prefixTsQuery(query), `%${likeEscape(query)}%`);
+}
+
+/**
+ * The search condition from its two values (or placeholders of a statement built once): `ts`,
+ * a prefix full-text query (null when nothing searchable was typed), and `like`, a title pattern.
+ */
+export function searchMatch(searchVector: AnyColumn, title: AnyColumn, ts: unknown, like: unknown): SQL {
+  return ts !== null
     ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})`
     : sql`${title} ILIKE ${like}`;
 }
