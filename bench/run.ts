@@ -729,16 +729,13 @@ async function main() {
     const anonymous: Actor = { user: null, session: null, ip: '127.0.0.1' };
     const builder = await openPostgres(benchUrl, { max: 1 });
     const listQueries = createCampaignListQueries(builder.db);
-    const captured = (query: Record<string, unknown>) => {
-      const q = listQueries.forRequest(anonymous, ListQuery.parse(query));
-      return { ...q.sql(), capped: q.capped };
-    };
+    const captured = (query: Record<string, unknown>) => listQueries.statements(anonymous, ListQuery.parse(query));
     const rawQueries = {
-      list: captured({}),
-      keyset: captured({ cursor }),
-      offset: captured({ page: deepPage }),
-      'search-common': captured({ q: common }),
-      'search-rare': captured({ q: rare }),
+      list: await captured({}),
+      keyset: await captured({ cursor }),
+      offset: await captured({ page: deepPage }),
+      'search-common': await captured({ q: common }),
+      'search-rare': await captured({ q: rare }),
     };
     await builder.close();
     tmpDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-bench-'));

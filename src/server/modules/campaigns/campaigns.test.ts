@@ -220,6 +220,21 @@ describe('adult campaigns', () => {
     expect(allForCarol.total).toBe(all.total + 1);
     expect(all.items.some((i: { type: string }) => i.type === 'adult')).toBe(false);
   });
+
+  it('move in and out of the lists when their owner changes the category', async () => {
+    const gwen = await signUp(app, { username: 'gwen' });
+    await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, gwen.userId));
+    const c = await create(gwen, { title: 'Changing category', type: 'art' });
+    const before = (await get(null, '/api/campaigns')).json().total;
+    const toAdult = await call(app, gwen, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { type: 'adult' } });
+    expect(toAdult.statusCode).toBe(200);
+    expect(toAdult.json().type).toBe('adult');
+    expect((await get(null, '/api/campaigns')).json().total).toBe(before - 1);
+    expect((await get(null, `/api/campaigns/${c._id}`)).statusCode).toBe(404);
+    const back = await trpc(app, gwen, 'mutation', 'campaigns.update', { id: c._id, data: { type: 'music' } });
+    expect(back.data.type).toBe('music');
+    expect((await get(null, '/api/campaigns')).json().total).toBe(before);
+  });
 });
 
 describe('GET /api/campaigns: paging', () => {
@@ -353,5 +368,47 @@ describe('the tRPC door', () => {
     const stolen = await trpc(app, bob, 'mutation', 'campaigns.update', { id, data: { title: 'Mine now' } });
     expect(stolen.status).toBe(403);
     expect((await trpc(app, null, 'query', 'campaigns.get', { id })).data.title).toBe('Renamed');
+  });
+});
+
+describe('deep pages by number', () => {
+  it('answer what OFFSET answers, on both doors, before and after the page marks are taken', async () => {
+    const frank = await signUp(app, { username: 'frank' });
+    // 2,100 campaigns dated in the past, so a page deep in the list is past the first page mark
+    await database.db.execute(sql`
+      insert into campaigns (owner_id, title, created_at)
+      select ${frank.userId}::uuid, 'Deep ' || g, now() - interval '1 day' - g * interval '1 minute'
+      from generate_series(1, 2100) g`);
+    const expected = async (page: number, limit: number) => {
+      const rows = await database.db
+        .select({ id: campaigns.id })
+        .from(campaigns)
+        .where(sql`${campaigns.type} <> 'adult'`)
+        .orderBy(sql`${campaigns.createdAt} desc, ${campaigns.id} desc`)
+        .limit(limit)
+        .offset((page - 1) * limit);
+      return rows.map((r) => r.id);
+    };
+    const ids = (body: { items: { _id: string }[] }) => body.items.map((i) => i._id);
+    for (const [page, limit] of [
+      [80, 20],
+      [21, 100],
+      [106, 20],
+    ]) {
+      const want = await expected(page, limit);
+      expect(want.length).toBeGreaterThan(0);
+      const first = (await get(null, `/api/campaigns?page=${page}&limit=${limit}`)).json();
+      expect(ids(first)).toEqual(want);
+      await app.services.campaigns.pageMarksSettled();
+      const again = (await get(null, `/api/campaigns?page=${page}&limit=${limit}`)).json();
+      expect(ids(again)).toEqual(want);
+      expect(again.total).toBe(first.total);
+      const viaTrpc = await trpc(app, bob, 'query', 'campaigns.list', { page, limit });
+      expect(ids(viaTrpc.data)).toEqual(want);
+    }
+    // past the end: nothing, and the total
+    const total = (await get(null, '/api/campaigns')).json().total;
+    const beyond = (await get(null, `/api/campaigns?page=${Math.ceil(total / 20) + 1}`)).json();
+    expect(beyond).toMatchObject({ items: [], total, nextCursor: null });
   });
 });

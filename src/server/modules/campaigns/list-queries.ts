@@ -8,6 +8,7 @@ import type { Db } from '../../db/client';
 import { campaigns, listCounts, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
+import { createPageMarks } from './page-marks';
 import { afterCursor, decodeCursor, likeEscape, prefixTsQuery, searchMatch } from '../../lib/listing';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -27,6 +28,8 @@ type Out<T extends z.ZodType> = z.output<T>;
  * with their words each time: a generic plan cannot know that one word matches nothing and
  * another a quarter of the table.
  * Rows come back as arrays and are mapped by a mapper made once per selection (db/array-rows.ts).
+ * Deep `page=` pages of the whole list start from a page mark (page-marks.ts) instead of
+ * walking an OFFSET over every row before them.
  */
 
 const { searchVector: _sv, ...campaignColumns } = getTableColumns(campaigns);
@@ -60,8 +63,8 @@ export type CampaignRow = {
   donated: string | number;
 };
 
-/** A row of the list's total query: per-adult counts from list_counts, or one count(*). */
-export type TotalRow = { adult?: boolean; n: string | number };
+/** A row of the list's total query: per-adult counts (and the generation) from list_counts, or one count(*). */
+export type TotalRow = { adult?: boolean; n: string | number; generation?: string | number };
 
 /** `campaigns` under another name, for the list's inner page query. */
 const listPage = alias(campaigns, 'page');
@@ -71,20 +74,22 @@ export function listTotal(actor: Actor, rows: readonly TotalRow[]): number {
   return rows.reduce((sum, r) => (r.adult && !canSeeAdult(actor) ? sum : sum + Number(r.n)), 0);
 }
 
-/** One request's list, ready to run; `sql()` shows the statements with their values (the benchmark runs them raw). */
-export interface CampaignListRun {
-  rows(): Promise<CampaignRow[]>;
-  total(): Promise<TotalRow[]>;
+/** A list request's answer from the database: its rows (one more than the page when there is a next page) and its total's rows. */
+export interface ListResult {
+  rows: CampaignRow[];
+  totals: TotalRow[];
   /** True for a search, whose total stops counting after SEARCH_COUNT_CAP. */
   capped: boolean;
-  sql(): { rows: Statement; total: Statement; prepared: boolean };
 }
+
+/** Where the page starts: the newest row (plus an offset), after a cursor, or at a page mark (plus an offset under `every`). */
+type From = 'top' | 'cursor' | 'mark';
 
 /** The parts of a list request that change its SQL text (a statement built once each). */
 interface Shape {
   seeAdult: boolean;
   owner: boolean;
-  cursor: boolean;
+  from: From;
   viewer: boolean;
   /** Whole and partial words, or (when nothing but punctuation was typed) only a title substring. */
   search: 'none' | 'words' | 'title';
@@ -96,6 +101,8 @@ interface Args {
   ownerId?: unknown;
   search?: { ts: unknown; like: unknown };
   cursor?: { t: unknown; id: unknown };
+  /** Rows from this key down, itself included. */
+  mark?: { t: unknown; id: unknown };
   limit: unknown;
   offset: unknown;
   viewerId: unknown;
@@ -109,6 +116,7 @@ function build(db: Db, a: Args) {
   if (a.search) base.push(searchMatch(p.searchVector, p.title, a.search.ts, a.search.like));
   const where = [...base];
   if (a.cursor) where.push(afterCursor(p.createdAt, p.id, a.cursor));
+  if (a.mark) where.push(sql`(${p.createdAt}, ${p.id}) <= (${a.mark.t}::timestamptz, ${a.mark.id}::uuid)`);
 
   const pageIds = db
     .select({ id: p.id })
@@ -127,7 +135,8 @@ function build(db: Db, a: Args) {
   // a search counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word over a
   // million rows would scan the table, and nobody pages that deep
   const count = { n: sql<string>`count(*)` };
-  const totalSelection = a.search || a.ownerId !== undefined ? count : { adult: listCounts.adult, n: listCounts.n };
+  const totalSelection =
+    a.search || a.ownerId !== undefined ? count : { adult: listCounts.adult, n: listCounts.n, generation: listCounts.generation };
   const total = a.search
     ? db
         .select(count)
@@ -164,16 +173,21 @@ function filled(q: Statement, values: Record<string, unknown>): Statement {
   };
 }
 
+/** Pages from this offset on (when there is no cursor, search or owner filter) start from a page mark. */
+const MARK_EVERY = 1000;
+
 /**
- * The campaign list's queries over one database. `forRequest` checks the cursor (a malformed one
- * is a 400) and answers the request's statements without running them.
+ * The campaign list's queries over one database: `run` answers a list request's rows and total
+ * (a malformed cursor is a 400); `statements` tells which statements it runs, with their values
+ * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks.
  */
-export function createCampaignListQueries(db: Db) {
-  const run = arrayRunner(db);
+export function createCampaignListQueries(db: Db, opts: { markEvery?: number } = {}) {
+  const exec = arrayRunner(db);
+  const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow> }>();
 
   function shapeStatements(s: Shape) {
-    const key = `${+s.seeAdult}${+s.owner}${+s.cursor}${+s.viewer}${s.search}`;
+    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}`;
     let stmts = built.get(key);
     if (!stmts) {
       const ph = sql.placeholder;
@@ -181,7 +195,8 @@ export function createCampaignListQueries(db: Db) {
         seeAdult: s.seeAdult,
         ownerId: s.owner ? ph('ownerId') : undefined,
         search: s.search === 'none' ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
-        cursor: s.cursor ? { t: ph('t'), id: ph('id') } : undefined,
+        cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
+        mark: s.from === 'mark' ? { t: ph('t'), id: ph('id') } : undefined,
         limit: ph('limit'),
         offset: ph('offset'),
         viewerId: s.viewer ? ph('viewerId') : null,
@@ -191,42 +206,84 @@ export function createCampaignListQueries(db: Db) {
     return stmts;
   }
 
-  function runner<T>(b: Built<T>, q: Statement, prepare: boolean) {
-    return async () => (await run(q, prepare)).map(b.map);
+  async function run<T>(b: Built<T>, q: Statement, prepare: boolean): Promise<T[]> {
+    return (await exec(q, prepare)).map(b.map);
   }
 
-  function forRequest(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}): CampaignListRun {
+  /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
+  function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }) {
     const { page, limit } = query;
     const cursor = query.cursor ? decodeCursor(query.cursor) : null;
     const seeAdult = canSeeAdult(actor);
     const viewerId = actor.user?.id ?? null;
     const text = query.q.trim();
-    // one row more than the page: it says whether there is a next page
-    const limitPlus = limit + 1;
-    const offset = cursor ? 0 : (page - 1) * limit;
-
     const ts = text ? prefixTsQuery(text) : null;
-    const stmts = shapeStatements({
+    const offset = cursor ? 0 : (page - 1) * limit;
+    const shape: Shape = {
       seeAdult,
       owner: filter.ownerId !== undefined,
-      cursor: cursor !== null,
+      from: cursor ? 'cursor' : 'top',
       viewer: viewerId !== null,
       search: !text ? 'none' : ts ? 'words' : 'title',
-    });
-    const values = { limit: limitPlus, offset, ownerId: filter.ownerId, t: cursor?.t, id: cursor?.id, viewerId, ts, like: `%${likeEscape(text)}%` };
+    };
+    // one row more than the page: it says whether there is a next page
+    const values = { limit: limit + 1, offset, ownerId: filter.ownerId, t: cursor?.t, id: cursor?.id, viewerId, ts, like: `%${likeEscape(text)}%` };
+    const top = shapeStatements(shape);
     // a search is planned anew each time with its words (see above); the other shapes are prepared
     const prepare = !text;
-    const rows = filled(stmts.rows, values);
-    const total = filled(stmts.total, values);
-    return {
-      rows: runner(stmts.rows, rows, prepare),
-      total: runner(stmts.total, total, prepare),
-      capped: Boolean(text),
-      sql: () => ({ rows, total, prepared: prepare }),
-    };
+    const total = filled(top.total, values);
+    const deep = !cursor && !text && filter.ownerId === undefined && offset >= marks.every;
+
+    /** The rows' statement: from a page mark when this generation has one for the page, else by offset. */
+    function rowsStatement(totals: TotalRow[] | null): { built: Built<CampaignRow>; q: Statement } {
+      if (deep && totals) {
+        const generation = Math.max(0, ...totals.map((r) => Number(r.generation ?? 0)));
+        const rank = listTotal(actor, totals) - 1 - offset;
+        const mark = rank >= 0 ? marks.find(seeAdult ? 'all' : 'public', generation, rank) : null;
+        if (mark) {
+          const fromMark = shapeStatements({ ...shape, from: 'mark' });
+          return { built: fromMark.rows, q: filled(fromMark.rows, { ...values, t: mark.t, id: mark.id, offset: mark.rank - rank }) };
+        }
+      }
+      return { built: top.rows, q: filled(top.rows, values) };
+    }
+    return { top, total, deep, prepare, capped: Boolean(text), rowsStatement };
   }
 
-  return { forRequest };
+  return {
+    async run(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}): Promise<ListResult> {
+      const p = plan(actor, query, filter);
+      if (p.deep) {
+        // a deep page needs the total (and the generation) to find its mark
+        const totals = await run(p.top.total, p.total, p.prepare);
+        const r = p.rowsStatement(totals);
+        return { rows: await run(r.built, r.q, p.prepare), totals, capped: p.capped };
+      }
+      const r = p.rowsStatement(null);
+      const [rows, totals] = await Promise.all([run(r.built, r.q, p.prepare), run(p.top.total, p.total, p.prepare)]);
+      return { rows, totals, capped: p.capped };
+    },
+
+    /**
+     * The statements `run` would run for this request now, with their values; for a deep page,
+     * once its page marks are taken (the benchmark's raw baseline runs them).
+     */
+    async statements(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
+      let p = plan(actor, query, filter);
+      let totals: TotalRow[] | null = null;
+      if (p.deep) {
+        totals = await run(p.top.total, p.total, p.prepare);
+        p.rowsStatement(totals);
+        await marks.settled();
+        p = plan(actor, query, filter);
+        totals = await run(p.top.total, p.total, p.prepare);
+      }
+      return { rows: p.rowsStatement(totals).q, total: p.total, prepared: p.prepare, capped: p.capped };
+    },
+
+    /** Resolves when no page marks are being taken. */
+    settled: () => marks.settled(),
+  };
 }
 
 export type CampaignListQueries = ReturnType<typeof createCampaignListQueries>;

@@ -73,10 +73,9 @@ export function createCampaignsService(deps: Deps) {
     async list(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
       const { page, limit } = query;
       if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, totalCapped: false, page, limit, nextCursor: null };
-      const q = listQueries.forRequest(actor, query, filter);
-      const [rows, totalRows] = await Promise.all([q.rows(), q.total()]);
-      const counted = listTotal(actor, totalRows);
-      const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
+      const { rows, totals, capped } = await listQueries.run(actor, query, filter);
+      const counted = listTotal(actor, totals);
+      const totalCapped = capped && counted > SEARCH_COUNT_CAP;
       const total = totalCapped ? SEARCH_COUNT_CAP : counted;
       const now = new Date();
       const pageRows = (rows as Row[]).slice(0, limit);
@@ -93,6 +92,9 @@ export function createCampaignsService(deps: Deps) {
     },
 
     get: load,
+
+    /** Resolves when the list's page marks are not being taken (tests wait for them). */
+    pageMarksSettled: () => listQueries.settled(),
 
     /** The visible ones among these ids (for favorites), in no particular order. */
     async byIds(actor: Actor, ids: string[]) {

@@ -1,0 +1,120 @@
+import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { campaigns, listCounts } from '../../db/schema';
+
+/**
+ * Page marks: keyset paging behind the documented `?page=` of the campaign list.
+ *
+ * `page=N` asks for the rows at offset (N-1)*limit from the newest. OFFSET walks every skipped
+ * row (a page near the end of a million campaigns costs about 150 ms of PostgreSQL time), so
+ * for deep pages the list starts from a mark instead: every `every`-th row counted from the
+ * OLDEST end of the list (rank 0, every, 2*every, ...) with its (created_at, id) key. A page
+ * whose first row has rank r (= total - 1 - offset) starts at the mark at or above r and skips
+ * fewer than `every` rows from there, by the index, whatever the depth.
+ *
+ * Ranks are counted from the oldest end because new campaigns (dated now) join at the newest
+ * end and move no rank below them. What can move them is a delete, a change of type across
+ * adult or of created_at, or an insert dated in the past; each of these raises
+ * list_counts.generation (migration 0010), and marks are used only while the generation they
+ * were taken at is the current one. Marks are only taken among rows older than
+ * list_recent_margin() (5 minutes), so rows inserted later without raising the generation are
+ * all newer than every mark.
+ *
+ * One set per audience (with or without adult campaigns). A missing or stale set is taken in the
+ * background (one scan of the list's index, about half a second at a million rows); the
+ * request that found it missing pages by OFFSET as before.
+ */
+
+export type Audience = 'all' | 'public';
+
+export interface PageMark {
+  /** created_at of the row, ISO (the column keeps milliseconds, as a Date does). */
+  t: string;
+  id: string;
+  /** Position counted from the oldest row of the list, from 0. */
+  rank: number;
+}
+
+interface MarkSet {
+  generation: number;
+  marks: PageMark[];
+}
+
+export function createPageMarks(db: Db, opts: { every: number }) {
+  const { every } = opts;
+  const sets = new Map<Audience, MarkSet>();
+  const pending = new Map<Audience, Promise<void>>();
+
+  async function take(audience: Audience): Promise<void> {
+    const conds: SQL[] = [lt(campaigns.createdAt, sql`now() - list_recent_margin()`)];
+    if (audience === 'public') conds.push(sql`${campaigns.type} <> 'adult'`);
+    const set = await db.transaction(
+      async (tx) => {
+        const [g] = await tx
+          .select({ generation: sql<string | null>`max(${listCounts.generation})` })
+          .from(listCounts)
+          .where(eq(listCounts.entity, 'campaigns'));
+        const ranked = tx
+          .select({
+            createdAt: campaigns.createdAt,
+            id: campaigns.id,
+            rank: sql<string>`row_number() over (order by ${campaigns.createdAt}, ${campaigns.id}) - 1`.as('rank'),
+          })
+          .from(campaigns)
+          .where(and(...conds))
+          .as('ranked');
+        const rows = await tx
+          .select()
+          .from(ranked)
+          .where(sql`${ranked.rank} % ${every} = 0`)
+          .orderBy(ranked.rank);
+        return {
+          generation: Number(g?.generation ?? 0),
+          marks: rows.map((r) => ({ t: r.createdAt.toISOString(), id: r.id, rank: Number(r.rank) })),
+        };
+      },
+      // the generation and the ranks from one snapshot
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    sets.set(audience, set);
+  }
+
+  /** Takes the audience's marks unless that is under way already; never throws (a failure only means no marks). */
+  function refresh(audience: Audience): Promise<void> {
+    let p = pending.get(audience);
+    if (!p) {
+      p = take(audience)
+        .catch(() => {
+          // paging keeps working by OFFSET; the next deep page tries again
+        })
+        .finally(() => pending.delete(audience));
+      pending.set(audience, p);
+    }
+    return p;
+  }
+
+  return {
+    every,
+    /**
+     * The mark to start a page from whose first row has rank `rank` (counted from the oldest):
+     * the nearest mark at or above it, or null (then the caller pages by OFFSET) when this
+     * audience has no marks of this generation, which starts taking them, or when the rank is
+     * above the newest mark (a page among the newest rows, where OFFSET is short anyway).
+     */
+    find(audience: Audience, generation: number, rank: number): PageMark | null {
+      const set = sets.get(audience);
+      if (!set || set.generation !== generation) {
+        void refresh(audience);
+        return null;
+      }
+      const mark = set.marks[Math.ceil(rank / every)];
+      return mark && mark.rank >= rank ? mark : null;
+    },
+    /** Resolves when no marks are being taken (tests and the benchmark wait for them). */
+    async settled(): Promise<void> {
+      while (pending.size) await Promise.all(pending.values());
+    },
+  };
+}
+
+export type PageMarks = ReturnType<typeof createPageMarks>;
