@@ -1,4 +1,4 @@
-import { Column, is, SQL } from 'drizzle-orm';
+import { Column, is, sql, SQL } from 'drizzle-orm';
 import type { Db } from './client';
 
 /**
@@ -55,11 +55,14 @@ function slotsOf(selection: Record<string, unknown>, parent: string | null = nul
   for (const [key, field] of Object.entries(selection)) {
     if (is(field, Column)) {
       const col = field as Column;
-      slots.push({ parent, key, decode: (v) => col.mapFromDriverValue(v) });
+      // text, uuid, booleans and enums come from the driver as they are: no call per value
+      const identity = col.mapFromDriverValue === Column.prototype.mapFromDriverValue;
+      slots.push({ parent, key, decode: identity ? null : (v) => col.mapFromDriverValue(v) });
     } else if (is(field, SQL)) {
       // mapWith() sets it (Drizzle keeps it off the public types); plain sql`` decodes nothing
       const dec = (field as unknown as { decoder?: { mapFromDriverValue(v: unknown): unknown } }).decoder;
-      slots.push({ parent, key, decode: dec ? (v) => dec.mapFromDriverValue(v) : null });
+      const identity = !dec || dec === (sql`` as unknown as { decoder: unknown }).decoder;
+      slots.push({ parent, key, decode: identity ? null : (v) => dec.mapFromDriverValue(v) });
     } else if (field && typeof field === 'object' && parent === null) {
       slots.push(...slotsOf(field as Record<string, unknown>, key));
     } else {

@@ -322,6 +322,38 @@ describe('GET /api/campaigns: search', () => {
     expect(await found('street walk')).toEqual([ids.photo]);
   });
 
+  it('keeps a repeated search total right through every kind of change', async () => {
+    const heidi = await signUp(app, { username: 'heidi' });
+    await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, heidi.userId));
+    const total = async (who: Client | null) => (await get(who, '/api/campaigns?q=quokka')).json().total;
+    const viaTrpc = async (who: Client | null) => (await trpc(app, who, 'query', 'campaigns.list', { q: 'quokka' })).data.total;
+    expect(await total(null)).toBe(0);
+    const a = await create(heidi, { title: 'Quokka count' });
+    expect(await total(null)).toBe(1);
+    expect(await total(null)).toBe(1);
+    const b = await create(heidi, { title: 'Second survey', description: 'more quokka sightings' });
+    expect(await total(null)).toBe(2);
+    expect(await viaTrpc(null)).toBe(2);
+    // an edit that drops the word, through either door
+    await call(app, heidi, { method: 'PUT', url: `/api/campaigns/${a._id}`, payload: { title: 'Wallaby count' } });
+    expect(await total(null)).toBe(1);
+    await trpc(app, heidi, 'mutation', 'campaigns.update', { id: a._id, data: { tags: ['quokka'] } });
+    expect(await viaTrpc(null)).toBe(2);
+    // moving one to adult: gone for others, still counted for who may see it
+    await call(app, heidi, { method: 'PUT', url: `/api/campaigns/${b._id}`, payload: { type: 'adult' } });
+    expect(await total(null)).toBe(1);
+    expect(await total(heidi)).toBe(2);
+    // a change made straight in the database, and a delete
+    await database.db.update(campaigns).set({ title: 'Quokka again' }).where(eq(campaigns.id, a._id));
+    expect(await total(null)).toBe(1);
+    await database.db.delete(campaigns).where(eq(campaigns.id, a._id));
+    expect(await total(null)).toBe(0);
+    expect(await total(heidi)).toBe(1);
+    // an unrelated change does not disturb it either
+    await create(heidi, { title: 'Unrelated' });
+    expect(await total(heidi)).toBe(1);
+  });
+
   it('counts a search exactly up to 1000 matches, and says "at least 1000" beyond', async () => {
     const few = (await get(null, '/api/campaigns?q=photography')).json();
     expect(few).toMatchObject({ total: 1, totalCapped: false });

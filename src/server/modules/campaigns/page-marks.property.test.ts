@@ -2,7 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../../test/helpers';
-import { campaigns, listCounts, users } from '../../db/schema';
+import { campaigns, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { ListQuery } from '../../../shared/schemas/campaigns';
 import { createCampaignListQueries } from './list-queries';
@@ -138,14 +138,14 @@ describe('page marks', () => {
     expect(first.rows.sql).toMatch(/<= \(\$\d+::timestamptz, \$\d+::uuid\)/);
     const got = await lists.run(anonymous, query);
     expect(got.rows.map((r) => r.c.id)).toEqual(await byOffset(false, 30, 6));
-    const [{ generation }] = await database.db.select({ generation: listCounts.generation }).from(listCounts).where(eq(listCounts.entity, 'campaigns')).limit(1);
+    const [{ generation }] = await database.db.select({ generation: listVersions.generation }).from(listVersions).where(eq(listVersions.entity, 'campaigns'));
     // a campaign dated now moves no mark: the generation stays
     await database.db.insert(campaigns).values({ ownerId, title: 'fresh' });
-    const [after] = await database.db.select({ generation: listCounts.generation }).from(listCounts).where(eq(listCounts.entity, 'campaigns')).limit(1);
+    const [after] = await database.db.select({ generation: listVersions.generation }).from(listVersions).where(eq(listVersions.entity, 'campaigns'));
     expect(after.generation).toBe(generation);
     // a campaign dated in the past does
     await database.db.insert(campaigns).values({ ownerId, title: 'old', createdAt: new Date('2001-01-01T00:00:00Z') });
-    const [later] = await database.db.select({ generation: listCounts.generation }).from(listCounts).where(eq(listCounts.entity, 'campaigns')).limit(1);
+    const [later] = await database.db.select({ generation: listVersions.generation }).from(listVersions).where(eq(listVersions.entity, 'campaigns'));
     expect(later.generation).toBeGreaterThan(generation);
   });
 });

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { campaigns, listCounts } from '../../db/schema';
+import { campaigns, listVersions } from '../../db/schema';
 
 /**
  * Page marks: keyset paging behind the documented `?page=` of the campaign list.
@@ -15,7 +15,7 @@ import { campaigns, listCounts } from '../../db/schema';
  * Ranks are counted from the oldest end because new campaigns (dated now) join at the newest
  * end and move no rank below them. What can move them is a delete, a change of type across
  * adult or of created_at, or an insert dated in the past; each of these raises
- * list_counts.generation (migration 0010), and marks are used only while the generation they
+ * list_versions.generation (migration 0010), and marks are used only while the generation they
  * were taken at is the current one. Marks are only taken among rows older than
  * list_recent_margin() (5 minutes), so rows inserted later without raising the generation are
  * all newer than every mark.
@@ -51,9 +51,9 @@ export function createPageMarks(db: Db, opts: { every: number }) {
     const set = await db.transaction(
       async (tx) => {
         const [g] = await tx
-          .select({ generation: sql<string | null>`max(${listCounts.generation})` })
-          .from(listCounts)
-          .where(eq(listCounts.entity, 'campaigns'));
+          .select({ generation: listVersions.generation })
+          .from(listVersions)
+          .where(eq(listVersions.entity, 'campaigns'));
         const ranked = tx
           .select({
             createdAt: campaigns.createdAt,

@@ -143,6 +143,19 @@ describe('GET /api/projects filters', () => {
     expect(forGina.total).toBe(2);
     expect((await call(app, bob, { method: 'GET', url: `/api/projects/${hidden._id}` })).statusCode).toBe(404);
   });
+
+  it('leave and rejoin the public list when their owner changes the category', async () => {
+    const hana = await signUp(app, { username: 'p_hana' });
+    await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, hana.userId));
+    const p = await create(hana, { title: 'Shifting category' });
+    const before = (await call(app, null, { method: 'GET', url: '/api/projects' })).json().total;
+    const toAdult = await call(app, hana, { method: 'PUT', url: `/api/projects/${p._id}`, payload: { type: 'adult' } });
+    expect(toAdult.statusCode).toBe(200);
+    expect((await call(app, null, { method: 'GET', url: '/api/projects' })).json().total).toBe(before - 1);
+    const back = await trpc(app, hana, 'mutation', 'projects.update', { id: p._id, data: { type: 'music' } });
+    expect(back.data.type).toBe('music');
+    expect((await call(app, null, { method: 'GET', url: '/api/projects' })).json().total).toBe(before);
+  });
 });
 
 describe('POST and DELETE /api/project-follow/{id}', () => {
