@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import postgres from 'postgres';
+import { APP_CONNECTION_SETTINGS } from '../src/server/db/client';
 import { SEARCH_COUNT_CAP } from '../src/shared/constants';
 
 /**
@@ -24,8 +25,8 @@ const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Re
   { rows: Captured; total: Captured; capped: boolean; prepared: boolean; totalFrom: 'count' | 'counter' }
 >;
 
-// the app's pool and connection settings: openPostgres() uses postgres(url, { max: 10, jit off })
-const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {}, connection: { jit: 'off' } });
+// the app's pool and session settings (openPostgres() in src/server/db/client.ts)
+const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {}, connection: APP_CONNECTION_SETTINGS });
 const app = Fastify({ logger: false });
 
 app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {

@@ -35,8 +35,11 @@ export const TEAM_ROLES = ['member', 'manager'] as const;
 export const TEAM_MEMBER_STATUSES = ['invited', 'requested', 'active'] as const;
 
 export const PAGE_SIZE = 20;
-/** A search counts its matches up to this many; beyond it `total` says "at least" (totalCapped). */
-export const SEARCH_COUNT_CAP = 1000;
+/**
+ * A search counts its matches up to this many; beyond it `total` says "at least" (totalCapped,
+ * shown as "100+"). Counting is most of a new search's cost at a million campaigns.
+ */
+export const SEARCH_COUNT_CAP = 100;
 export const MAX_PAGE_SIZE = 100;
 export const PROFILE_PAGE_SIZES = [10, 20, 50] as const;
 export const TAG_SUGGESTIONS = 6;

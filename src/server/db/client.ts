@@ -33,12 +33,21 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * Settings of the app's PostgreSQL sessions. JIT compiling pays off for long analytical
+ * queries, never for the app's short ones. random_page_cost 1.1 (the default 4.0 models
+ * spinning disks) says that reading a page by an index costs little more than reading the next
+ * one, true of SSDs and of a working set in memory: with 4.0 the planner counted a search's
+ * matches by reading 100,000 campaigns in order instead of asking the search indexes (a new
+ * search at a million campaigns: p95 87 ms for the count alone, 28 ms with 1.1).
+ */
+export const APP_CONNECTION_SETTINGS = { jit: 'off', random_page_cost: '1.1' } as const;
+
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  // JIT compiling pays off for long analytical queries, never for the app's short ones: off
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: { jit: 'off' } });
+  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: APP_CONNECTION_SETTINGS });
   const db = drizzle(client, { schema });
   return {
     db: db as unknown as Db,
