@@ -618,14 +618,15 @@ other.
   balanced ledger groups: provider -x, campaign +x, checked by the ledger triggers) on about 6 %.
   The campaign indexes are built after the load, as the migrations define them. Then
   \`VACUUM ANALYZE\`.
-- **Servers:** the app (\`npx tsx src/server/main.ts\`, \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`,
+- **Servers:** the app (as \`npm start\` runs it, \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`,
   \`RATE_LIMIT_PER_MINUTE=0\`, its normal pool of 10 connections) and a baseline
   (\`bench/raw-server.ts\`): bare Fastify + postgres.js running *exactly* the statements the REST
   list runs for the same request, the same way (taken from the service's own list queries,
   \`createCampaignListQueries(db).statements(...)\` after one request through them: prepared where
   the app prepares, from the page mark for a deep \`page=\`, the change counter for a repeated
   search), answering the rows as JSON with no DTO mapping and no zod. Neither is part of the app.
-- **Load:** autocannon over loopback, one scenario at a time, three ways: 10 connections flat out
+- **Load:** both servers first run every scenario for the warm-up time (V8 compiles the code
+  they run; the app has more of it). Then autocannon over loopback, one scenario at a time, three ways: 10 connections flat out
   (pipelining 1, 2 s warm-up then 10 s measured: throughput, and latency when requests queue);
   one connection (latency without queueing); a steady 100 requests a second, evenly spaced and
   sent on time whether or not earlier ones were answered (\`--rate\`, open loop: latency under a
@@ -855,7 +856,9 @@ async function main() {
     const appPort = await freePort();
     const rawPort = await freePort();
     console.log(`Starting the app on :${appPort} and the raw baseline on :${rawPort}...`);
-    const app = startChild('the app (src/server/main.ts)', ['tsx', 'src/server/main.ts'], {
+    // started as `npm start` starts it (its Node flags included), without npm in between
+    const startScript = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const app = startChild('the app (src/server/main.ts)', startScript.split(/\s+/), {
       ...process.env,
       DATABASE_URL: benchUrl,
       PORT: String(appPort),
@@ -931,6 +934,11 @@ async function main() {
     }
 
     const main = { connections: o.connections, duration: o.duration, warmup: o.warmup };
+    // both servers run every scenario once before anything is measured, so that the first
+    // scenario does not also measure V8 compiling the server's code (the app has more of it)
+    process.stdout.write(`\nWarming both servers up on every scenario (${o.warmup} s each)...`);
+    for (const s of scenarios.filter((x) => !x.latencyOnly)) await load(s, o.warmup, o.connections);
+    console.log(' done');
     console.log(`\nMeasuring (${o.warmup} s warm-up + ${o.duration} s each, ${o.connections} connections):`);
     const results: Measured[] = [];
     for (const s of scenarios.filter((x) => !x.latencyOnly)) results.push(await measure(s, meter, main));
