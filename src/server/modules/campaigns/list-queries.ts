@@ -8,8 +8,8 @@ import type { Db } from '../../db/client';
 import { campaigns, listCounts, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
-import { createPageMarks } from './page-marks';
 import { afterCursor, decodeCursor, likeEscape, prefixTsQuery, searchMatch } from '../../lib/listing';
+import { createPageMarks } from './page-marks';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -29,7 +29,8 @@ type Out<T extends z.ZodType> = z.output<T>;
  * another a quarter of the table.
  * Rows come back as arrays and are mapped by a mapper made once per selection (db/array-rows.ts).
  * Deep `page=` pages of the whole list start from a page mark (page-marks.ts) instead of
- * walking an OFFSET over every row before them.
+ * walking an OFFSET over every row before them, and a repeated search reuses its total while
+ * list_versions.changes stays the same.
  */
 
 const { searchVector: _sv, ...campaignColumns } = getTableColumns(campaigns);
@@ -336,5 +337,3 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
     settled: () => marks.settled(),
   };
 }
-
-export type CampaignListQueries = ReturnType<typeof createCampaignListQueries>;
