@@ -1,13 +1,24 @@
 import { defineConfig } from 'vitest/config';
+import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
 
-// Two projects over one database choice (test/global-setup.ts):
+// Limits only stop a hung test; no test depends on the machine's speed (test/limits.ts).
+
+/** Heavy files: property tests (hundreds of generated sequences) and the demo seed. */
+const HEAVY = ['src/**/*.property.test.ts', 'src/**/*.heavy.test.ts'];
+
+// Three lanes over one database choice (test/global-setup.ts):
 //   server: app.inject against a real database, one database per file;
+//   heavy:  the same, for the files above, in a lane of their own after the server lane;
 //   e2e:    a real server per file on its own database, driven through Debian's Chromium.
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
     pool: 'forks',
     env: { NODE_ENV: 'test' },
+    testTimeout: HANG_GUARD_MS,
+    hookTimeout: HANG_GUARD_MS,
+    teardownTimeout: HANG_GUARD_MS,
+    expect: { poll: { timeout: CONDITION_WAIT_MS, interval: 50 } },
     projects: [
       {
         extends: true,
@@ -15,9 +26,19 @@ export default defineConfig({
           name: 'server',
           environment: 'node',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: HEAVY,
           maxWorkers: 2,
-          testTimeout: 30_000,
-          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'heavy',
+          environment: 'node',
+          include: HEAVY,
+          maxWorkers: 2,
+          testTimeout: 2 * HANG_GUARD_MS,
+          hookTimeout: 2 * HANG_GUARD_MS,
         },
       },
       {
@@ -28,8 +49,6 @@ export default defineConfig({
           include: ['e2e/**/*.e2e.ts'],
           globalSetup: ['./e2e/global-setup.ts'],
           maxWorkers: 1,
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
         },
       },
     ],

@@ -16,7 +16,7 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const navNames = async (page: Page) =>
   (await nav(page).getByRole('link').or(nav(page).getByRole('button')).allInnerTexts()).map((s) => s.trim());
 /** The navigation settles once the session check answers. */
-const expectNav = (page: Page, names: string[]) => expect.poll(() => navNames(page), { timeout: 10_000 }).toEqual(names);
+const expectNav = (page: Page, names: string[]) => expect.poll(() => navNames(page)).toEqual(names);
 
 async function logIn(page: Page, email: string, password: string) {
   await page.goto('/login');

@@ -7,7 +7,7 @@ import type { Locator, Page } from 'playwright-core';
 import { validateSessionToken } from '../src/server/auth/session';
 import type { Actor } from '../src/server/deps';
 import { PASSWORD, signUp } from '../test/helpers';
-import { startHarness, type Harness } from './harness';
+import { countRequests, settle, startHarness, type Harness } from './harness';
 
 let h: Harness;
 let dir: string;
@@ -19,9 +19,6 @@ afterAll(async () => {
   await h?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** expect.poll waits 1 s by default; a page with a few requests behind it gets the locators' 10 s. */
-const POLL = { timeout: 10_000 };
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
@@ -78,28 +75,34 @@ describe('the campaigns list', () => {
     }
 
     const { page } = await h.newPage();
+    const lists = countRequests(page, 'campaigns.list');
     await page.goto('/campaigns');
-    await expect.poll(() => rows(page).count(), POLL).toBe(20);
+    await expect.poll(() => rows(page).count()).toBe(20);
     // the newest first
     expect((await rows(page).first().locator('th').innerText()).trim()).toBe('Scroll test campaign 45');
-    // the page stays at 20 until the reader nears the end
-    await page.waitForTimeout(500);
+    // the page stays at 20 until the reader nears the end: once the page has rendered again,
+    // no second page was asked for
+    await settle(page);
+    expect(lists.count).toBe(1);
     expect(await rows(page).count()).toBe(20);
     expect(await page.getByText('End of results').count()).toBe(0);
 
     await page.mouse.move(640, 450);
     await page.mouse.wheel(0, 100_000);
-    await expect.poll(() => rows(page).count(), POLL).toBe(40);
-    await page.waitForTimeout(500);
+    await expect.poll(() => rows(page).count()).toBe(40);
+    await settle(page);
+    expect(lists.count).toBe(2);
     expect(await rows(page).count()).toBe(40);
     expect(await page.getByText('End of results').count()).toBe(0);
 
     await page.mouse.wheel(0, 100_000);
-    await expect.poll(() => rows(page).count(), POLL).toBe(45);
+    await expect.poll(() => rows(page).count()).toBe(45);
     await page.getByText('End of results').waitFor();
     expect((await rows(page).last().locator('th').innerText()).trim()).toBe('Scroll test campaign 01');
     const titles = (await rows(page).locator('th').allInnerTexts()).map((t) => t.trim());
     expect(new Set(titles).size).toBe(45);
+    lists.stop();
+    expect(lists.count).toBe(3);
   });
 
   it('keeps loading while the first page does not fill a tall screen', async () => {
@@ -107,7 +110,7 @@ describe('the campaigns list', () => {
     await page.setViewportSize({ width: 1280, height: 4000 });
     await page.goto('/campaigns');
     // nothing to scroll: the sentinel stays in view and every page loads by itself
-    await expect.poll(() => rows(page).count(), POLL).toBe(45);
+    await expect.poll(() => rows(page).count()).toBe(45);
     await page.getByText('End of results').waitFor();
   });
 });
@@ -148,9 +151,9 @@ describe('creating a campaign with images', () => {
     await tags.fill('oops');
     await tags.press('Enter');
     const chipTexts = () => page.locator('.tag-chip span').allInnerTexts();
-    await expect.poll(chipTexts, POLL).toEqual(['riverlight', 'paper', 'oops']);
+    await expect.poll(chipTexts).toEqual(['riverlight', 'paper', 'oops']);
     await page.getByRole('button', { name: 'Remove tag oops' }).click();
-    await expect.poll(chipTexts, POLL).toEqual(['riverlight', 'paper']);
+    await expect.poll(chipTexts).toEqual(['riverlight', 'paper']);
 
     // uploads: held back a moment so the progress bar and the blocked button can be seen
     let release!: () => void;
@@ -171,12 +174,12 @@ describe('creating a campaign with images', () => {
     await page.unroute('**/api/upload/campaign/multi**');
 
     const coverPreview = page.getByRole('list', { name: 'Chosen cover' }).getByRole('img');
-    await expect.poll(() => coverPreview.count(), POLL).toBe(1);
-    await expect.poll(() => isLoaded(coverPreview), POLL).toBe(true);
+    await expect.poll(() => coverPreview.count()).toBe(1);
+    await expect.poll(() => isLoaded(coverPreview)).toBe(true);
 
     await page.getByLabel('Gallery').setInputFiles([g1, g2]);
     const galleryPreviews = page.getByRole('list', { name: 'Chosen pictures' }).getByRole('img');
-    await expect.poll(() => galleryPreviews.count(), POLL).toBe(2);
+    await expect.poll(() => galleryPreviews.count()).toBe(2);
     expect(await galleryPreviews.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).alt))).toEqual(['first-sketch', 'second-sketch']);
 
     await page.getByRole('button', { name: 'Create campaign' }).click();
@@ -186,10 +189,10 @@ describe('creating a campaign with images', () => {
     // the detail page
     await page.getByRole('heading', { level: 1, name: 'Paper lanterns for the river' }).waitFor();
     const coverImg = page.getByRole('img', { name: 'Paper lanterns for the river cover' });
-    await expect.poll(() => isLoaded(coverImg), POLL).toBe(true);
+    await expect.poll(() => isLoaded(coverImg)).toBe(true);
     const gallery = page.getByRole('region', { name: 'Gallery' }).getByRole('img');
-    await expect.poll(() => gallery.count(), POLL).toBe(2);
-    for (const img of await gallery.all()) await expect.poll(() => isLoaded(img), POLL).toBe(true);
+    await expect.poll(() => gallery.count()).toBe(2);
+    for (const img of await gallery.all()) await expect.poll(() => isLoaded(img)).toBe(true);
 
     const details = page.getByRole('complementary', { name: 'Campaign details' });
     const owner_ = details.getByRole('link', { name: 'lantern_maker' });
@@ -220,7 +223,7 @@ describe('creating a campaign with images', () => {
     await page.getByLabel('Search').fill('zephyrglow');
     await page.getByLabel('Search').press('Enter');
     await page.waitForURL(`${h.baseUrl}/campaigns?q=zephyrglow`);
-    await expect.poll(() => rows(page).count(), POLL).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     const row = rows(page).first();
     await row.getByRole('link', { name: 'Paper lanterns for the river', exact: true }).waitFor();
     const cells = await row.locator('th, td').allInnerTexts();
@@ -239,7 +242,7 @@ describe('creating a campaign with images', () => {
     const favorited = row.getByRole('button', { name: /★ Favorited/ });
     await favorited.waitFor();
     expect(await favorited.isDisabled()).toBe(true);
-    await expect.poll(() => isLoaded(row.locator('img.thumb')), POLL).toBe(true);
+    await expect.poll(() => isLoaded(row.locator('img.thumb'))).toBe(true);
     await page.getByText('End of results').waitFor();
 
     // a word that matches nothing
@@ -261,11 +264,11 @@ describe('creating a campaign with images', () => {
 
     // on its page the Favorite button toggles (favorited from the list above)
     const toggle = page.locator('.item-head').getByRole('button', { name: /Favorite/ });
-    await expect.poll(() => toggle.innerText(), POLL).toBe('★ Favorited');
+    await expect.poll(() => toggle.innerText()).toBe('★ Favorited');
     await toggle.click();
-    await expect.poll(() => toggle.innerText(), POLL).toBe('☆ Favorite');
+    await expect.poll(() => toggle.innerText()).toBe('☆ Favorite');
     await toggle.click();
-    await expect.poll(() => toggle.innerText(), POLL).toBe('★ Favorited');
+    await expect.poll(() => toggle.innerText()).toBe('★ Favorited');
   });
 
   it('suggests tags in use while typing, and shows Not found for an unknown campaign', async () => {
@@ -276,7 +279,7 @@ describe('creating a campaign with images', () => {
     await page.getByLabel('Tags').pressSequentially('river');
     const suggestion = page.getByRole('list', { name: 'Tag suggestions' }).getByRole('button', { name: 'riverlight' });
     await suggestion.click();
-    await expect.poll(() => page.locator('.tag-chip span').allInnerTexts(), POLL).toEqual(['riverlight']);
+    await expect.poll(() => page.locator('.tag-chip span').allInnerTexts()).toEqual(['riverlight']);
     expect(await page.getByLabel('Tags').inputValue()).toBe('');
 
     // a file that is not an image: the server's message, naming the file

@@ -4,6 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { inject } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { openTestDatabase, testConfig } from '../test/helpers';
+import { CONDITION_WAIT_MS } from '../test/limits';
 
 export type TestDatabase = Awaited<ReturnType<typeof openTestDatabase>>;
 
@@ -65,7 +66,7 @@ export async function startHarness(): Promise<Harness> {
     browser,
     async newPage() {
       const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
-      context.setDefaultTimeout(10_000);
+      context.setDefaultTimeout(CONDITION_WAIT_MS);
       contexts.push(context);
       const page = await context.newPage();
       return { context, page };
@@ -76,5 +77,31 @@ export async function startHarness(): Promise<Harness> {
       await app.close();
       await database.close();
     },
+  };
+}
+
+/**
+ * Resolves once the page has rendered two more frames and run the tasks queued before them:
+ * whatever a render just scheduled (an IntersectionObserver callback, an effect's fetch) has
+ * started by then. Lets a test say "nothing more happened" without waiting a fixed time.
+ */
+export async function settle(page: Page): Promise<void> {
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))),
+  );
+}
+
+/** Counts the requests whose URL contains `part` until `stop()` is called. */
+export function countRequests(page: Page, part: string): { readonly count: number; stop(): void } {
+  let count = 0;
+  const listener = (req: { url(): string }) => {
+    if (req.url().includes(part)) count++;
+  };
+  page.on('request', listener);
+  return {
+    get count() {
+      return count;
+    },
+    stop: () => page.off('request', listener),
   };
 }

@@ -13,9 +13,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** expect.poll waits 1 s by default; a page with a few requests behind it gets the locators' 10 s. */
-const POLL = { timeout: 10_000 };
-
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
 async function logIn(page: Page, email: string, password = PASSWORD) {
@@ -88,10 +85,10 @@ describe('a project from creation to deletion', () => {
     // follow and unfollow, with the count
     await details(page).getByRole('button', { name: 'Follow', exact: true }).click();
     await details(page).getByRole('button', { name: 'Unfollow' }).waitFor();
-    await expect.poll(() => details(page).locator('dl').innerText(), POLL).toContain('1 follower');
+    await expect.poll(() => details(page).locator('dl').innerText()).toContain('1 follower');
     await details(page).getByRole('button', { name: 'Unfollow' }).click();
     await details(page).getByRole('button', { name: 'Follow', exact: true }).waitFor();
-    await expect.poll(() => details(page).locator('dl').innerText(), POLL).toContain('0 followers');
+    await expect.poll(() => details(page).locator('dl').innerText()).toContain('0 followers');
 
     // a visitor sees the project, but no Follow, Edit, Delete or suggestions
     const visitor = await h.newPage();
@@ -106,7 +103,7 @@ describe('a project from creation to deletion', () => {
     await pill.click();
     await page.waitForURL(`${h.baseUrl}/projects?q=tidepools`);
     expect(await page.getByLabel('Search').inputValue()).toBe('tidepools');
-    await expect.poll(() => rows(page).count(), POLL).toBe(1);
+    await expect.poll(() => rows(page).count()).toBe(1);
     const cells = (await rows(page).first().locator('th, td').allInnerTexts()).map((c) => c.trim());
     expect(cells).toEqual(['T', 'Tide pool field guide', 'tide_keeper', 'Research', 'Open', '$0.00', '0', expect.stringMatching(/^Open\s+☆ Favorite$/)]);
     await rows(page).getByRole('link', { name: 'Tide pool field guide', exact: true }).click();
@@ -170,7 +167,7 @@ describe('a project from creation to deletion', () => {
     await page.getByRole('heading', { level: 1, name: 'Someone else’s kite' }).waitFor();
     // a signed-in person who is not the owner may follow, not edit
     await details(page).getByRole('button', { name: 'Follow', exact: true }).click();
-    await expect.poll(() => details(page).locator('dl').innerText(), POLL).toContain('1 follower');
+    await expect.poll(() => details(page).locator('dl').innerText()).toContain('1 follower');
     expect(await page.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     await page.goto(`/projects/${_id}/edit`);
     await page.getByText('Only the owner can do that').waitFor();

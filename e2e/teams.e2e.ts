@@ -13,9 +13,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** expect.poll waits 1 s by default; a page with a few requests behind it gets the locators' 10 s. */
-const POLL = { timeout: 10_000 };
-
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
 async function logIn(page: Page, email: string, password = PASSWORD) {
@@ -69,7 +66,7 @@ describe('a team from creation on a project to its members coming and going', ()
     await op.waitForURL(`${h.baseUrl}/teams/new?projectId=${projectId}`);
     await op.getByRole('heading', { name: 'New team' }).waitFor();
     // the project is preselected, once my projects have loaded
-    await expect.poll(() => op.getByLabel('Assign to project').inputValue(), POLL).toBe(projectId);
+    await expect.poll(() => op.getByLabel('Assign to project').inputValue()).toBe(projectId);
     const choices = (await op.getByLabel('Assign to project').locator('option').allInnerTexts()).map((s) => s.trim());
     expect(choices.sort()).toEqual(['Night synth album', 'None', 'Second project']);
 
@@ -110,8 +107,8 @@ describe('a team from creation on a project to its members coming and going', ()
     expect(await invite.getByLabel('Role').inputValue()).toBe('member');
     await invite.getByRole('button', { name: 'Invite' }).click();
     await invite.getByText('Invited bo_by_email.').waitFor();
-    await expect.poll(() => memberRow(rowOf(members, 'ada_invitee')), POLL).toEqual(['Member', 'Invited', 'Make manager', 'Remove']);
-    await expect.poll(() => memberRow(rowOf(members, 'bo_by_email')), POLL).toEqual(['Member', 'Invited', 'Make manager', 'Remove']);
+    await expect.poll(() => memberRow(rowOf(members, 'ada_invitee'))).toEqual(['Member', 'Invited', 'Make manager', 'Remove']);
+    await expect.poll(() => memberRow(rowOf(members, 'bo_by_email'))).toEqual(['Member', 'Invited', 'Make manager', 'Remove']);
     // inviting the same person twice is refused with the server's words
     await invite.getByLabel('Email or username').fill('ada_invitee');
     await invite.getByRole('button', { name: 'Invite' }).click();
@@ -122,7 +119,7 @@ describe('a team from creation on a project to its members coming and going', ()
     await suggested.getByRole('link', { name: 'dee_suggested' }).waitFor();
     await suggested.getByText('Shared tags: synth').waitFor();
     await suggested.getByRole('button', { name: 'Invite' }).click();
-    await expect.poll(() => memberRow(rowOf(members, 'dee_suggested')), POLL).toEqual(['Member', 'Invited', 'Make manager', 'Remove']);
+    await expect.poll(() => memberRow(rowOf(members, 'dee_suggested'))).toEqual(['Member', 'Invited', 'Make manager', 'Remove']);
     await suggested.getByText(/No suggestions yet/).waitFor();
 
     // looking-for tags: one added, one removed, kept after a reload
@@ -130,13 +127,13 @@ describe('a team from creation on a project to its members coming and going', ()
     await tagBox.fill('Mixing');
     await tagBox.press('Enter');
     await op.getByRole('button', { name: 'Remove tag vocals' }).click();
-    await expect.poll(() => op.locator('.tag-chip span').allInnerTexts(), POLL).toEqual(['synth', 'mixing']);
+    await expect.poll(() => op.locator('.tag-chip span').allInnerTexts()).toEqual(['synth', 'mixing']);
     // the cover: uploaded, then saved on the team
     await op.getByLabel('Cover image').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: await pngImage(640, 360) });
     await op.getByText('Cover saved.').waitFor();
     await op.reload();
     await op.getByRole('heading', { level: 1, name: 'Manage Night Synth Crew' }).waitFor();
-    await expect.poll(() => op.locator('.tag-chip span').allInnerTexts(), POLL).toEqual(['synth', 'mixing']);
+    await expect.poll(() => op.locator('.tag-chip span').allInnerTexts()).toEqual(['synth', 'mixing']);
     await op.getByRole('list', { name: 'Chosen cover' }).getByRole('img').waitFor();
 
     // attach: detach, then attach again
@@ -178,12 +175,12 @@ describe('a team from creation on a project to its members coming and going', ()
     // the owner accepts the request and makes one member a manager
     await op.reload();
     await op.getByRole('heading', { level: 1, name: 'Manage Night Synth Crew' }).waitFor();
-    await expect.poll(() => memberRow(rowOf(members, 'cy_requester')), POLL).toEqual(['Member', 'Requested', 'Accept', 'Make manager', 'Remove']);
+    await expect.poll(() => memberRow(rowOf(members, 'cy_requester'))).toEqual(['Member', 'Requested', 'Accept', 'Make manager', 'Remove']);
     expect(await memberRow(rowOf(members, 'ada_invitee'))).toEqual(['Member', 'Active', 'Make manager', 'Remove']);
     await rowOf(members, 'cy_requester').getByRole('button', { name: 'Accept' }).click();
-    await expect.poll(() => memberRow(rowOf(members, 'cy_requester')), POLL).toEqual(['Member', 'Active', 'Make manager', 'Remove']);
+    await expect.poll(() => memberRow(rowOf(members, 'cy_requester'))).toEqual(['Member', 'Active', 'Make manager', 'Remove']);
     await rowOf(members, 'ada_invitee').getByRole('button', { name: 'Make manager' }).click();
-    await expect.poll(() => memberRow(rowOf(members, 'ada_invitee')), POLL).toEqual(['Manager', 'Active', 'Make member', 'Remove']);
+    await expect.poll(() => memberRow(rowOf(members, 'ada_invitee'))).toEqual(['Manager', 'Active', 'Make member', 'Remove']);
     // the owner's row has no actions
     expect(await rowOf(members, 'synth_owner').getByRole('button').count()).toBe(0);
     await op.getByText('4 active members').waitFor();
@@ -208,7 +205,7 @@ describe('a team from creation on a project to its members coming and going', ()
     const details = visitor.getByRole('complementary', { name: 'Team details' });
     expect(await details.getByRole('link', { name: 'Night synth album' }).getAttribute('href')).toBe(`/projects/${projectId}`);
     const visitorMembers = visitor.getByRole('region', { name: 'Members' });
-    await expect.poll(() => visitorMembers.locator('tbody tr').count(), POLL).toBe(3);
+    await expect.poll(() => visitorMembers.locator('tbody tr').count()).toBe(3);
     expect(await dataCells(rowOf(visitorMembers, 'synth_owner'))).toEqual(['Manager', 'Active']);
     expect(await dataCells(rowOf(visitorMembers, 'ada_invitee'))).toEqual(['Manager', 'Active']);
     expect(await dataCells(rowOf(visitorMembers, 'cy_requester'))).toEqual(['Member', 'Active']);
@@ -240,13 +237,13 @@ describe('a team from creation on a project to its members coming and going', ()
     await op.goto(`/projects/${projectId}`);
     const projectTeams = op.getByRole('region', { name: 'Teams' });
     const teamRow = rowOf(projectTeams, 'Night Synth Crew');
-    await expect.poll(() => dataCells(teamRow), POLL).toEqual(['3', 'Manager, Manager, Member', 'Manage']);
+    await expect.poll(() => dataCells(teamRow)).toEqual(['3', 'Manager, Manager, Member', 'Manage']);
     expect(await teamRow.getByRole('link', { name: 'Night Synth Crew' }).getAttribute('href')).toBe(`/teams/${teamId}`);
     expect(await teamRow.getByRole('link', { name: 'Manage' }).getAttribute('href')).toBe(`/teams/${teamId}/manage`);
     // another signed-in person sees the table and '+ Create Team', not Manage
     await cp.goto(`/projects/${projectId}`);
     const theirRow = rowOf(cp.getByRole('region', { name: 'Teams' }), 'Night Synth Crew');
-    await expect.poll(() => dataCells(theirRow), POLL).toEqual(['3', 'Manager, Manager, Member', '']);
+    await expect.poll(() => dataCells(theirRow)).toEqual(['3', 'Manager, Manager, Member', '']);
     await cp.getByRole('region', { name: 'Teams' }).getByRole('link', { name: '+ Create Team' }).waitFor();
     // a visitor sees no '+ Create Team'
     await visitor.goto(`/projects/${projectId}`);

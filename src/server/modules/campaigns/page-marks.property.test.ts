@@ -108,14 +108,12 @@ describe('page marks', () => {
             [anonymous, false],
             [adultViewer, true],
           ] as const) {
+            // the whole list in order once; each page must be its slice (what OFFSET answers)
+            const all = await byOffset(seeAdult, 0, 1_000_000);
             for (const limit of [1, 2, 5]) {
-              const [{ n }] = await database.db
-                .select({ n: sql<number>`count(*)::int` })
-                .from(campaigns)
-                .where(seeAdult ? undefined : sql`${campaigns.type} <> 'adult'`);
-              for (let page = 1; page <= Math.ceil(n / limit) + 1; page++) {
+              for (let page = 1; page <= Math.ceil(all.length / limit) + 1; page++) {
                 const got = await lists.run(actor, ListQuery.parse({ page, limit }));
-                const want = await byOffset(seeAdult, (page - 1) * limit, limit + 1);
+                const want = all.slice((page - 1) * limit, page * limit + 1);
                 expect(got.rows.map((r) => r.c.id), `page ${page}, limit ${limit}, adult ${seeAdult}`).toEqual(want);
               }
             }

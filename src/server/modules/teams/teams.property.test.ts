@@ -316,6 +316,5 @@ describe('team membership as a state machine (property)', () => {
       }),
       { numRuns: 25 },
     );
-    // ~10 s on an idle machine; the margin is for a loaded CI box (the suite's default is 30 s)
-  }, 120_000);
+  });
 });

@@ -15,7 +15,7 @@ let result: SeedResult;
 beforeAll(async () => {
   database = await openTestDatabase();
   result = await seedDemo(await seedDeps(database.db, config), { password: 'demo-password-for-tests' });
-}, 180_000);
+});
 afterAll(async () => {
   await database?.close();
 });
