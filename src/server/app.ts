@@ -8,6 +8,7 @@ import type { Deps } from './deps';
 import { registerBuiltClient, registerViteDev } from './http/client-app';
 import { registerErrorHandler } from './http/errors';
 import { registerRequestAuth } from './http/request-auth';
+import type { RestRouteMeta } from './http/rest';
 import { registerSecurityHeaders } from './http/security';
 import { createRateLimiter } from './lib/rate-limit';
 import { createMailer, type Mailer } from './mail/mailer';
@@ -32,6 +33,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
     services: Services;
+    /** Every route under /api, with what its REST adapter declares (none for a plain route). */
+    apiRoutes: { method: string; url: string; rest?: RestRouteMeta }[];
   }
 }
 
@@ -77,6 +80,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const services = createServices(deps);
   app.decorate('deps', deps);
   app.decorate('services', services);
+  const apiRoutes: FastifyInstance['apiRoutes'] = [];
+  app.decorate('apiRoutes', apiRoutes);
+  app.addHook('onRoute', (r) => {
+    if (!r.url.startsWith('/api/')) return;
+    for (const method of [r.method].flat()) if (method !== 'HEAD') apiRoutes.push({ method, url: r.url, rest: r.config?.rest });
+  });
   app.addHook('onClose', async () => {
     await mailer.drain();
   });

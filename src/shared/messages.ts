@@ -16,6 +16,10 @@ export const M = {
   crossSiteRefused: 'Cross-site request refused.',
   tooManyRequests: 'Too many attempts. Please wait a minute and try again.',
   invalidInput: 'Invalid input',
+  /** Follows the field's name: "title cannot contain ..." (PostgreSQL cannot store U+0000). */
+  textNul: 'cannot contain the NUL character (U+0000)',
+  /** Follows the field's name: what both PostgreSQL and JavaScript dates can hold. */
+  dateOutOfRange: 'must be a date between the years 1000 and 9999',
 
   // Registration and login
   registered: 'Account created. Please check your email to verify your address.',

@@ -247,6 +247,8 @@ export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY
           label="Execution date"
           name="executionDate"
           type="date"
+          min="1000-01-01"
+          max="9999-12-31"
           hint="optional"
           value={v.executionDate}
           onChange={(e) => set('executionDate', e.target.value)}

@@ -7,6 +7,11 @@ import { AppError } from '../lib/errors';
 export function zodMessage(err: z.ZodError): string {
   const issue = err.issues[0];
   if (!issue) return M.invalidInput;
+  // these two name the field they are about: "title cannot contain the NUL character (U+0000)"
+  if (issue.message === M.textNul || issue.message === M.dateOutOfRange) {
+    const field = issue.path.filter((p) => typeof p === 'string').join('.');
+    return `${field || (issue.message === M.textNul ? 'Text' : 'Date')} ${issue.message}`;
+  }
   // zod's own wording for a missing field is "Invalid input: expected string, received undefined"
   if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
     const field = issue.path.join('.');

@@ -30,6 +30,23 @@ function parse<S extends Schema | undefined>(schema: S | undefined, value: unkno
   return r.data as In<S>;
 }
 
+/** What a REST route declares, kept for the route list (`app.restRoutes`): tests and the API document read it. */
+export interface RestRouteMeta {
+  method: RestRoute<unknown, unknown, unknown, Schema>['method'];
+  url: string;
+  body?: Schema;
+  query?: Schema;
+  params?: Schema;
+  response: Schema;
+  status: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    rest?: RestRouteMeta;
+  }
+}
+
 /**
  * A REST adapter: parses path, query and body with the shared zod schemas, calls the service
  * through the handler, and answers only what the response schema declares.
@@ -39,9 +56,19 @@ export function restRoute<B extends Schema | undefined, Q extends Schema | undef
   route: RestRoute<B, Q, P, R>,
 ): void {
   const status = route.status ?? 200;
+  const meta: RestRouteMeta = {
+    method: route.method,
+    url: route.url,
+    body: route.body,
+    query: route.query,
+    params: route.params,
+    response: route.response,
+    status,
+  };
   app.route({
     method: route.method,
     url: route.url,
+    config: { rest: meta },
     schema: status === 204 ? undefined : { response: { [status]: responseJsonSchema(route.response) } },
     handler: async (req, reply) => {
       const input = {

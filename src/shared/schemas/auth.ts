@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { PASSWORD_MAX, PASSWORD_MIN, USERNAME_PATTERN } from '../constants';
 import { M } from '../messages';
+import { text } from './common';
 import { UserSchema } from './user';
 
-export const EmailSchema = z
-  .string({ error: M.emailRequired })
+export const EmailSchema = text({ error: M.emailRequired })
   .trim()
   .toLowerCase()
   .min(1, M.emailRequired)
@@ -12,36 +12,31 @@ export const EmailSchema = z
   .pipe(z.email({ error: M.emailInvalid }));
 
 /** A new password (registration, reset, change). */
-export const NewPasswordSchema = z
-  .string({ error: M.passwordRequired })
+export const NewPasswordSchema = text({ error: M.passwordRequired })
   .min(1, M.passwordRequired)
   .min(PASSWORD_MIN, M.passwordTooShort)
   .max(PASSWORD_MAX, M.passwordTooLong);
 
 /** A password being checked: only presence and an upper bound (never reveal the rules here). */
-export const PasswordSchema = z.string({ error: M.passwordRequired }).min(1, M.passwordRequired).max(PASSWORD_MAX * 4);
+export const PasswordSchema = text({ error: M.passwordRequired }).min(1, M.passwordRequired).max(PASSWORD_MAX * 4);
 
 const emptyToNull = (v: string | null | undefined) => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
 
-export const UsernameSchema = z
-  .string()
+export const UsernameSchema = text()
   .trim()
   .toLowerCase()
   .regex(USERNAME_PATTERN, M.usernameInvalid);
 
-export const OptionalUsernameSchema = z
-  .string()
+export const OptionalUsernameSchema = text()
   .nullish()
   .transform(emptyToNull)
   .pipe(UsernameSchema.nullable());
 
-export const OptionalPhoneSchema = z
-  .string()
+export const OptionalPhoneSchema = text()
   .nullish()
   .transform(emptyToNull)
   .pipe(
-    z
-      .string()
+    text()
       .regex(/^\+?[0-9 ()./-]{5,32}$/, M.phoneInvalid)
       .refine((v) => (v.match(/[0-9]/g) ?? []).length >= 5, M.phoneInvalid)
       .nullable(),
@@ -66,7 +61,7 @@ export const ChangePasswordInput = z.object({
 });
 
 export const ForgotPasswordInput = z.object({ email: EmailSchema });
-export const TokenSchema = z.string().trim().min(1, M.missingToken).max(200, M.invalidOrExpiredToken);
+export const TokenSchema = text().trim().min(1, M.missingToken).max(200, M.invalidOrExpiredToken);
 export const ResetPasswordInput = z.object({ token: TokenSchema, password: NewPasswordSchema });
 export const VerifyEmailInput = z.object({ token: TokenSchema });
 

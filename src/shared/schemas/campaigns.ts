@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { ACTION_MODES, CATEGORIES, CURRENCIES, MAX_PAGE_SIZE, PAGE_SIZE, TARGET_TYPES } from '../constants';
 import { M } from '../messages';
-import { IdSchema, TagsSchema } from './common';
+import { IdSchema, TagsSchema, text, toDate } from './common';
 
 /** An image of a campaign or project: one of our own uploads. */
 export const ImageRefSchema = z.object({
-  url: z.string().trim().max(500),
-  alt: z.string().trim().max(200).optional().default(''),
+  url: text().trim().max(500),
+  alt: text().trim().max(200).optional().default(''),
 });
 export type ImageRef = z.infer<typeof ImageRefSchema>;
 
 /** The goal in major units: empty means 0, otherwise a number >= 0 with at most 2 decimals. */
 export const GoalAmountSchema = z
-  .union([z.number(), z.string(), z.null()])
+  .union([z.number(), text(), z.null()])
   .optional()
   .transform((v, ctx) => {
     if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return 0;
@@ -24,30 +24,21 @@ export const GoalAmountSchema = z
     return n;
   });
 
+/** Optional on the form: absent leaves it as it is, null or '' clears it. */
 const OptionalDate = z
-  .union([z.string(), z.date(), z.null()])
+  .union([text(), z.date(), z.null()])
   .optional()
-  .transform((v, ctx) => {
-    if (v === undefined) return undefined;
-    if (v === null || v === '') return null;
-    const d = v instanceof Date ? v : new Date(v);
-    if (Number.isNaN(d.getTime())) {
-      ctx.addIssue({ code: 'custom', message: M.executionDateInvalid });
-      return z.NEVER;
-    }
-    return d;
-  });
+  .transform((v, ctx) => (v === undefined ? undefined : v === null || v === '' ? null : toDate(v, ctx, M.executionDateInvalid)));
 
-const ImageUrl = z
-  .string()
+const ImageUrl = text()
   .trim()
   .max(500)
   .nullish()
   .transform((v) => (v ? v : null));
 
 const fields = {
-  title: z.string({ error: M.titleRequired }).trim().min(1, M.titleRequired).max(200, M.titleTooLong),
-  description: z.string().max(20_000, M.descriptionTooLong).optional().default(''),
+  title: text({ error: M.titleRequired }).trim().min(1, M.titleRequired).max(200, M.titleTooLong),
+  description: text().max(20_000, M.descriptionTooLong).optional().default(''),
   tags: TagsSchema.optional().default([]),
   type: z.enum(CATEGORIES, { error: M.typeInvalid }).optional().default('other'),
   targetType: z.enum(TARGET_TYPES, { error: M.targetTypeInvalid }).optional().default('amount'),
@@ -65,7 +56,7 @@ export type CreateCampaignInput = z.input<typeof CreateCampaignInput>;
 /** An edit sends only what changes. */
 export const UpdateCampaignInput = z.object({
   title: fields.title.optional(),
-  description: z.string().max(20_000, M.descriptionTooLong).optional(),
+  description: text().max(20_000, M.descriptionTooLong).optional(),
   tags: TagsSchema.optional(),
   type: z.enum(CATEGORIES, { error: M.typeInvalid }).optional(),
   targetType: z.enum(TARGET_TYPES, { error: M.targetTypeInvalid }).optional(),
@@ -87,11 +78,11 @@ const Limit = z.coerce
   .transform((n) => Math.min(n, MAX_PAGE_SIZE));
 
 export const ListQuery = z.object({
-  q: z.string().trim().max(200).optional().default(''),
+  q: text().trim().max(200).optional().default(''),
   page: PageNumber.optional().default(1),
   limit: Limit.optional().default(PAGE_SIZE),
   /** Opaque keyset cursor from a previous page's `nextCursor`; when given, `page` is ignored. */
-  cursor: z.string().max(200).optional(),
+  cursor: text().max(200).optional(),
 });
 export type ListQuery = z.input<typeof ListQuery>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { COMMENT_MAX, FAVORITE_TARGET_TYPES } from '../constants';
 import { M } from '../messages';
 import { CampaignSchema, OwnerSchema } from './campaigns';
-import { IdSchema } from './common';
+import { IdSchema, text } from './common';
 import { ProjectSchema } from './projects';
 import { PublicUserSchema } from './user';
 
@@ -30,22 +30,19 @@ export const FavoriteStateSchema = z.object({ favorited: z.boolean() });
 
 // ---- comments --------------------------------------------------------------------------------
 
-export const CommentText = z
-  .string({ error: M.commentTextRequired })
+export const CommentText = text({ error: M.commentTextRequired })
   .trim()
   .min(1, M.commentTextRequired)
   .max(COMMENT_MAX, M.commentTooLong);
 
 export const CreateCommentInput = z.object({
   text: CommentText,
-  imageUrl: z
-    .string()
+  imageUrl: text()
     .trim()
     .max(500)
     .nullish()
     .transform((v) => v || null),
-  parentId: z
-    .string()
+  parentId: text()
     .trim()
     .max(100)
     .nullish()

@@ -2,18 +2,18 @@ import { z } from 'zod';
 import { PROFILE_PAGE_SIZES } from '../constants';
 import { M } from '../messages';
 import { OptionalPhoneSchema, OptionalUsernameSchema } from './auth';
-import { TagsSchema } from './common';
+import { TagsSchema, text } from './common';
 import { PublicUserSchema } from './user';
 
 /** Tags from `tags` (comma-separated or repeated) and `tag`, normalised. */
 const TagFilter = z
-  .union([z.string(), z.array(z.string())])
+  .union([text(), z.array(text())])
   .optional()
   .transform((v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(','))));
 
 export const PublicUsersQuery = z
   .object({
-    q: z.string().trim().max(100).optional().default(''),
+    q: text().trim().max(100).optional().default(''),
     tags: TagFilter,
     tag: TagFilter,
     page: z.coerce.number({ error: M.pageInvalid }).int(M.pageInvalid).min(1, M.pageInvalid).max(100_000, M.pageInvalid).optional().default(1),
@@ -41,8 +41,7 @@ export const PublicUserListSchema = z.object({
 export const UpdateProfileInput = z.object({
   username: OptionalUsernameSchema.optional(),
   phone: OptionalPhoneSchema.optional(),
-  name: z
-    .string()
+  name: text()
     .trim()
     .max(80, M.nameTooLong)
     .nullish()

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACTION_MODES, CATEGORIES, CURRENCIES, TARGET_TYPES } from '../constants';
 import { CreateCampaignInput, ListQuery, OwnerSchema, UpdateCampaignInput } from './campaigns';
+import { text } from './common';
 
 /** A project has the campaign form's fields (targetType picked on the form), no execution date. */
 export const CreateProjectInput = CreateCampaignInput.omit({ executionDate: true });
@@ -14,11 +15,11 @@ const Flag = z
   .transform((v) => v === true || v === 'true' || v === '1');
 
 export const ProjectListQuery = ListQuery.extend({
-  ownerId: z.string().trim().max(100).optional(),
+  ownerId: text().trim().max(100).optional(),
   /** Only the caller's own projects. */
   my: Flag,
   /** Only this project (the team form's "assign to project" uses it). */
-  projectId: z.string().trim().max(100).optional(),
+  projectId: text().trim().max(100).optional(),
 });
 export type ProjectListQuery = z.input<typeof ProjectListQuery>;
 

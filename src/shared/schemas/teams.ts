@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TEAM_MEMBER_STATUSES, TEAM_ROLES } from '../constants';
 import { M } from '../messages';
 import { ListQuery, OwnerSchema } from './campaigns';
-import { IdSchema, TagsSchema } from './common';
+import { IdSchema, TagsSchema, text } from './common';
 import { PublicUserSchema } from './user';
 
 /**
@@ -25,21 +25,20 @@ export const TEAM_DESCRIPTION_MAX = 20_000;
 export const TEAM_TAG_MAX = 40;
 export const TEAM_TAGS_MAX = 30;
 
-const TeamName = z
-  .string({ error: M.teamNameRequired })
+const TeamName = text({ error: M.teamNameRequired })
   .trim()
   .min(1, M.teamNameRequired)
   .max(TEAM_NAME_MAX, M.teamNameTooLong);
-const Description = z.string({ error: M.descriptionTooLong }).max(TEAM_DESCRIPTION_MAX, M.descriptionTooLong);
+const Description = text({ error: M.descriptionTooLong }).max(TEAM_DESCRIPTION_MAX, M.descriptionTooLong);
 
 /** A project to attach: an id, or null / '' for none. */
 const ProjectRef = z
-  .union([z.string().trim().max(100), z.null()])
+  .union([text().trim().max(100), z.null()])
   .transform((v) => (v ? v : null));
 
 /** The cover: one of the caller's uploads, or null / '' to remove it. */
 const CoverUrl = z
-  .union([z.string().trim().max(500), z.null()])
+  .union([text().trim().max(500), z.null()])
   .transform((v) => (v ? v : null));
 
 export const CreateTeamInput = z.object({
@@ -64,9 +63,9 @@ const blankToUndefined = (v: string | null | undefined) => (v ? v : undefined);
 
 export const TeamListQuery = ListQuery.extend({
   /** Only teams looking for this tag (the list's tag filter uses its first tag). */
-  tag: z.string().trim().toLowerCase().max(TEAM_TAG_MAX).optional().transform(blankToUndefined),
+  tag: text().trim().toLowerCase().max(TEAM_TAG_MAX).optional().transform(blankToUndefined),
   /** Only teams attached to this project. */
-  projectId: z.string().trim().max(100).optional().transform(blankToUndefined),
+  projectId: text().trim().max(100).optional().transform(blankToUndefined),
 });
 export type TeamListQuery = z.input<typeof TeamListQuery>;
 
@@ -76,9 +75,9 @@ export type TeamListQuery = z.input<typeof TeamListQuery>;
  */
 export const InviteMemberInput = z
   .object({
-    userId: z.string().trim().max(100).nullish().transform(blankToUndefined),
-    email: z.string().trim().toLowerCase().max(320).nullish().transform(blankToUndefined),
-    username: z.string().trim().toLowerCase().max(320).nullish().transform(blankToUndefined),
+    userId: text().trim().max(100).nullish().transform(blankToUndefined),
+    email: text().trim().toLowerCase().max(320).nullish().transform(blankToUndefined),
+    username: text().trim().toLowerCase().max(320).nullish().transform(blankToUndefined),
     role: z.enum(TEAM_ROLES, { error: M.teamRoleInvalid }).optional().default('member'),
     /** `active` adds the person directly (owner only); the default is an invite. */
     status: z.enum(['invited', 'active'], { error: M.teamInviteStatusInvalid }).optional().default('invited'),
@@ -95,8 +94,7 @@ export const UpdateMemberInput = z
   .refine((v) => v.status !== undefined || v.role !== undefined, { message: M.teamMemberUpdateEmpty });
 export type UpdateMemberInput = z.input<typeof UpdateMemberInput>;
 
-export const TeamTagSchema = z
-  .string({ error: M.tagRequired })
+export const TeamTagSchema = text({ error: M.tagRequired })
   .trim()
   .toLowerCase()
   .min(1, M.tagRequired)
@@ -104,7 +102,7 @@ export const TeamTagSchema = z
 
 export const TeamSuggestedQuery = z.object({
   /** Use this project's tags when the team has no looking-for tags (default: the attached project). */
-  projectId: z.string().trim().max(100).optional().transform(blankToUndefined),
+  projectId: text().trim().max(100).optional().transform(blankToUndefined),
 });
 
 // --- path parameters ------------------------------------------------------------------
