@@ -51,8 +51,13 @@ export function testDataDir(): string {
   return tempDataDir;
 }
 
+/**
+ * The app's configuration for a test. The per-account write budgets are off by default: tests
+ * build their fixtures from one account faster than any person writes. write-limits.test.ts
+ * turns them on (`writeLimits: true`) and checks each one.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10' }), dataDir: testDataDir(), ...overrides };
+  return { ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10', WRITE_LIMITS: 'off' }), dataDir: testDataDir(), ...overrides };
 }
 
 export async function buildTestApp(db: Database, overrides: Partial<Config> = {}): Promise<FastifyInstance> {

@@ -76,7 +76,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log }));
   const storage = opts.storage ?? createLocalStorage(uploadsDir(config.dataDir));
-  const deps: Deps = { db, config, mailer, limiter: createRateLimiter(db, config.rateLimitPerMinute), log: app.log, storage };
+  const deps: Deps = { db, config, mailer, limiter: createRateLimiter(db, config.rateLimitPerMinute, { writes: config.writeLimits }), log: app.log, storage };
   const services = createServices(deps);
   app.decorate('deps', deps);
   app.decorate('services', services);

@@ -25,6 +25,13 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Set to 0 to turn rate limits off (never in production). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(10),
+  /** The per-account write budgets (comments, creations, invites...: lib/rate-limit.ts); off only for bulk imports. */
+  WRITE_LIMITS: z.enum(['on', 'off']).default('on'),
+  /** Images one account may upload in an hour, and the space all its images may take. */
+  UPLOADS_PER_HOUR: z.coerce.number().int().min(1).default(60),
+  UPLOAD_QUOTA_MB: z.coerce.number().int().min(1).default(500),
+  /** Upload requests read and processed at once; others wait their turn (memory stays bounded). */
+  UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /** Mark cookies Secure; on by default in production. */
   COOKIE_SECURE: z
     .enum(['true', 'false'])
@@ -43,6 +50,10 @@ export type Config = {
   mailFrom: string;
   logLevel: string;
   rateLimitPerMinute: number;
+  writeLimits: boolean;
+  uploadsPerHour: number;
+  uploadQuotaBytes: number;
+  uploadConcurrency: number;
   cookieSecure: boolean;
   dev: boolean;
 };
@@ -68,6 +79,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     mailFrom: c.MAIL_FROM,
     logLevel: c.LOG_LEVEL,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    writeLimits: c.WRITE_LIMITS === 'on',
+    uploadsPerHour: c.UPLOADS_PER_HOUR,
+    uploadQuotaBytes: c.UPLOAD_QUOTA_MB * 1024 * 1024,
+    uploadConcurrency: c.UPLOAD_CONCURRENCY,
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
     dev: opts.dev ?? false,
   };

@@ -15,6 +15,7 @@ export const M = {
   internalError: 'Something went wrong on our side. Please try again.',
   crossSiteRefused: 'Cross-site request refused.',
   tooManyRequests: 'Too many attempts. Please wait a minute and try again.',
+  tooManyWrites: 'You are doing that too often. Please wait a while and try again.',
   invalidInput: 'Invalid input',
   /** Follows the field's name: "title cannot contain ..." (PostgreSQL cannot store U+0000). */
   textNul: 'cannot contain the NUL character (U+0000)',
@@ -70,6 +71,9 @@ export const M = {
   uploadTooManyFields: 'The upload has too many form fields',
   uploadTooLarge: 'An upload can hold at most 10 images of 10 MB each',
   uploadNeedsLength: 'An upload must state its size (Content-Length)',
+  uploadsBusy: 'Many uploads are in progress. Please try again in a few seconds.',
+  /** Followed by the account's space, e.g. " (500 MB)". */
+  uploadQuotaReached: 'Your images have used all of your upload space',
 
   // Client screens (spec sections 1 and 2)
   brand: 'Kindling',

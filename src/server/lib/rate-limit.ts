@@ -1,37 +1,100 @@
 import { sql } from 'drizzle-orm';
 import { M } from '../../shared/messages';
 import { rowsOf, type DbOrTx } from '../db/client';
+import type { Actor } from '../deps';
 import { AppError } from './errors';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** One budget: at most `limit` in a fixed window of `windowMs`. */
+export interface Budget {
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * What one account (or, signed out, one address) may write, per kind of write. Each write
+ * spends one unit of every budget of its kind; past any of them the answer is 429 with
+ * Retry-After. Generous for a person, tight for a script: the attack this answers posted 436
+ * comments a second.
+ */
+export const WRITE_BUDGETS = {
+  comment: [
+    { limit: 10, windowMs: MINUTE },
+    { limit: 300, windowMs: DAY },
+  ],
+  campaign: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 50, windowMs: DAY },
+  ],
+  project: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 50, windowMs: DAY },
+  ],
+  team: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 50, windowMs: DAY },
+  ],
+  invite: [
+    { limit: 30, windowMs: HOUR },
+    { limit: 200, windowMs: DAY },
+  ],
+  follow: [{ limit: 60, windowMs: MINUTE }],
+  favorite: [{ limit: 60, windowMs: MINUTE }],
+  block: [{ limit: 30, windowMs: MINUTE }],
+} satisfies Record<string, Budget[]>;
+export type WriteKind = keyof typeof WRITE_BUDGETS;
 
 export interface RateLimiter {
   /** Counts one attempt under each key; throws a 429 AppError when any key is over its limit. */
   hit(...keys: string[]): Promise<void>;
+  /** Spends `amount` of each budget under `key`; throws a 429 AppError (Retry-After) when one is exceeded. */
+  spend(key: string, budgets: readonly Budget[], amount?: number): Promise<void>;
+  /** One write of this kind by this actor: per account when signed in, per address otherwise. */
+  write(kind: WriteKind, actor: Actor): Promise<void>;
 }
 
 /**
- * Fixed one-minute windows kept in Postgres, so every app process shares the counts and they
- * survive a restart. `perMinute` 0 turns limiting off.
+ * Fixed windows kept in Postgres, so every app process shares the counts and they survive a
+ * restart. `perMinute` is the budget of the sign-in and email calls (`hit`); 0 turns every
+ * limit off. `writes: false` turns off the write budgets alone.
  */
-export function createRateLimiter(db: DbOrTx, perMinute: number, windowMs = 60_000): RateLimiter {
-  return {
+export function createRateLimiter(db: DbOrTx, perMinute: number, opts: { windowMs?: number; writes?: boolean } = {}): RateLimiter {
+  const windowMs = opts.windowMs ?? MINUTE;
+  const writesOn = perMinute > 0 && opts.writes !== false;
+
+  async function count(key: string, limit: number, window: number, amount: number): Promise<void> {
+    const result = await db.execute(sql`
+      insert into rate_limits (key, window_start, count) values (${key}, now(), ${amount})
+      on conflict (key) do update set
+        count = case when rate_limits.window_start <= now() - (${window}::bigint * interval '1 millisecond')
+                     then ${amount} else rate_limits.count + ${amount} end,
+        window_start = case when rate_limits.window_start <= now() - (${window}::bigint * interval '1 millisecond')
+                            then now() else rate_limits.window_start end
+      returning count, (extract(epoch from window_start) * 1000)::float8 as start_ms`);
+    const row = rowsOf<{ count: number; start_ms: number }>(result)[0];
+    if (row && Number(row.count) > limit) {
+      const elapsed = Date.now() - Number(row.start_ms);
+      const retryAfter = Math.max(1, Math.ceil((window - elapsed) / 1000));
+      throw new AppError('TOO_MANY_REQUESTS', window > MINUTE ? M.tooManyWrites : M.tooManyRequests, retryAfter);
+    }
+  }
+
+  const limiter: RateLimiter = {
     async hit(...keys) {
       if (perMinute <= 0) return;
-      for (const key of keys) {
-        const result = await db.execute(sql`
-          insert into rate_limits (key, window_start, count) values (${key}, now(), 1)
-          on conflict (key) do update set
-            count = case when rate_limits.window_start <= now() - (${windowMs}::int * interval '1 millisecond')
-                         then 1 else rate_limits.count + 1 end,
-            window_start = case when rate_limits.window_start <= now() - (${windowMs}::int * interval '1 millisecond')
-                                then now() else rate_limits.window_start end
-          returning count, (extract(epoch from window_start) * 1000)::float8 as start_ms`);
-        const row = rowsOf<{ count: number; start_ms: number }>(result)[0];
-        if (row && Number(row.count) > perMinute) {
-          const elapsed = Date.now() - Number(row.start_ms);
-          const retryAfter = Math.max(1, Math.ceil((windowMs - elapsed) / 1000));
-          throw new AppError('TOO_MANY_REQUESTS', M.tooManyRequests, retryAfter);
-        }
-      }
+      for (const key of keys) await count(key, perMinute, windowMs, 1);
+    },
+    async spend(key, budgets, amount = 1) {
+      if (!writesOn) return;
+      for (const b of budgets) await count(`${key}:${b.windowMs}`, b.limit, b.windowMs, amount);
+    },
+    write(kind, actor) {
+      const who = actor.user ? `u:${actor.user.id}` : `ip:${actor.ip}`;
+      return limiter.spend(`write:${kind}:${who}`, WRITE_BUDGETS[kind]);
     },
   };
+  return limiter;
 }

@@ -36,6 +36,7 @@ export function createBlocksService(deps: Deps) {
       const { user } = requireUser(actor);
       if (userId === user.id) throw badRequest(M.cannotBlockSelf);
       if (!isUuid(userId)) throw notFound(M.userNotFound);
+      await deps.limiter.write('block', actor);
       const [target] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId));
       if (!target) throw notFound(M.userNotFound);
       await db.insert(blocks).values({ blockerId: user.id, blockedId: userId }).onConflictDoNothing();

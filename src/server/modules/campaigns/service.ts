@@ -113,6 +113,7 @@ export function createCampaignsService(deps: Deps) {
     async create(actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> {
       const { user } = requireUser(actor);
       assertCategoryAllowed(user, input.type);
+      await deps.limiter.write('campaign', actor);
       const id = await db.transaction(async (tx) => {
         await assertOwnImages(tx, user.id, imageUrlsOf(input));
         const [row] = await tx

@@ -89,6 +89,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
     async create(actor: Actor, campaignId: string, input: Out<typeof CreateCommentInput>): Promise<CommentDto> {
       const { user } = requireUser(actor);
       await items.campaigns.get(actor, campaignId);
+      await deps.limiter.write('comment', actor);
       let parentId: string | null = null;
       if (input.parentId) {
         if (!isUuid(input.parentId)) throw notFound(M.commentParentNotFound);

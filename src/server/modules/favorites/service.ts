@@ -37,6 +37,7 @@ export function createFavoritesService(deps: Deps, items: { campaigns: Campaigns
     async add(actor: Actor, input: Out<typeof FavoriteInput>): Promise<FavoriteDto> {
       const { user } = requireUser(actor);
       await assertExists(actor, input.targetType, input.targetId);
+      await deps.limiter.write('favorite', actor);
       await db.insert(favorites).values({ userId: user.id, targetType: input.targetType, targetId: input.targetId }).onConflictDoNothing();
       const [row] = await db
         .select()

@@ -172,6 +172,7 @@ export function createProjectsService(deps: Deps) {
     async create(actor: Actor, input: Out<typeof CreateProjectInput>): Promise<ProjectDto> {
       const { user } = requireUser(actor);
       assertCategoryAllowed(user, input.type);
+      await deps.limiter.write('project', actor);
       const id = await db.transaction(async (tx) => {
         await assertOwnImages(tx, user.id, imageUrlsOf(input));
         const [row] = await tx
@@ -218,6 +219,7 @@ export function createProjectsService(deps: Deps) {
     async follow(actor: Actor, id: string, follow: boolean): Promise<{ following: boolean; followers: number }> {
       const { user } = requireUser(actor);
       await load(actor, id);
+      await deps.limiter.write('follow', actor);
       if (follow) await db.insert(projectFollows).values({ userId: user.id, projectId: id }).onConflictDoNothing();
       else await db.delete(projectFollows).where(and(eq(projectFollows.userId, user.id), eq(projectFollows.projectId, id)));
       return { following: follow, followers: await followers(id) };

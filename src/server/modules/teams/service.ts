@@ -381,6 +381,7 @@ export function createTeamsService(deps: Deps) {
     /** Creates a team; its owner gets an active manager row in the same transaction. */
     async create(actor: Actor, input: Out<typeof CreateTeamInput>): Promise<TeamDto> {
       const { user } = requireUser(actor);
+      await deps.limiter.write('team', actor);
       const id = await db.transaction(async (tx) => {
         if (input.projectId) await assertOwnProject(tx, user, input.projectId);
         const [team] = await tx
@@ -442,6 +443,7 @@ export function createTeamsService(deps: Deps) {
      */
     async invite(actor: Actor, id: string, input: Out<typeof InviteMemberInput>): Promise<TeamMemberDto> {
       const { user } = requireUser(actor);
+      await deps.limiter.write('invite', actor);
       return db.transaction(async (tx) => {
         const team = await lockTeam(tx, id);
         if (team.ownerId !== user.id) {

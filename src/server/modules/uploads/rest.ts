@@ -7,7 +7,6 @@ import { UploadAvatarOutput, UploadCampaignImagesOutput, UploadCampaignImagesQue
 import { restRoute } from '../../http/rest';
 import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
-import { requireUser } from '../auth/service';
 import { named } from './images';
 import type { UploadedFile } from './service';
 
@@ -81,10 +80,14 @@ export async function uploadsRest(app: FastifyInstance, { uploads }: Services): 
     response: UploadCampaignImagesOutput,
     status: 201,
     handler: async ({ query, actor }, req) => {
-      // a signed-out caller is answered before a byte of the body is read
-      requireUser(actor);
-      const files = await readFiles(req, 'files', UPLOAD_MAX_FILES);
-      return uploads.uploadCampaignImages(actor, files, query.kind);
+      // a signed-out caller, or one without space left, is answered before a byte of the body is read
+      const leave = await uploads.admit(actor);
+      try {
+        const files = await readFiles(req, 'files', UPLOAD_MAX_FILES);
+        return await uploads.uploadCampaignImages(actor, files, query.kind);
+      } finally {
+        leave();
+      }
     },
   });
 
@@ -94,9 +97,13 @@ export async function uploadsRest(app: FastifyInstance, { uploads }: Services): 
     response: UploadAvatarOutput,
     status: 201,
     handler: async ({ actor }, req) => {
-      requireUser(actor);
-      const [file] = await readFiles(req, 'file', 1);
-      return uploads.uploadAvatar(actor, file);
+      const leave = await uploads.admit(actor);
+      try {
+        const [file] = await readFiles(req, 'file', 1);
+        return await uploads.uploadAvatar(actor, file);
+      } finally {
+        leave();
+      }
     },
   });
 }

@@ -55,11 +55,14 @@ export const TRPC_MULTIPART_MAX_BYTES = UPLOAD_MAX_FILES * UPLOAD_MAX_BYTES + 25
  * declares more than TRPC_MULTIPART_MAX_BYTES; Node's HTTP parser never reads past that length.
  */
 export function registerTrpcUploadLimit(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith('/trpc/')) return;
     if (!req.headers['content-type']?.toLowerCase().startsWith('multipart/form-data')) return;
     const length = Number(req.headers['content-length']);
     if (!req.headers['content-length'] || !Number.isSafeInteger(length)) throw new AppError('BAD_REQUEST', M.uploadNeedsLength);
     if (length > TRPC_MULTIPART_MAX_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', M.uploadTooLarge);
+    // the same queue as the REST door, taken before tRPC reads the form into memory
+    const leave = await app.services.uploads.gate.enter();
+    reply.raw.once('close', leave);
   });
 }

@@ -3,11 +3,13 @@ import { eq } from 'drizzle-orm';
 import { UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { CampaignImageKind, UploadAvatarDto, UploadCampaignImagesDto } from '../../../shared/schemas/uploads';
+import { and, sql as dsql } from 'drizzle-orm';
 import { images, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { AppError, badRequest } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { requireUser } from '../auth/service';
+import { createGate } from './gate';
 import { altFromFilename, encodeImage, named, type EncodedImage, type ImageKind } from './images';
 
 /** One received file, whichever door it came through; its name and type are the client's word only. */
@@ -36,8 +38,36 @@ export function checkUploadLimits(files: readonly { filename?: string; name?: st
   }
 }
 
+const HOUR = 3_600_000;
+
 export function createUploadsService(deps: Deps) {
-  const { db, storage, log } = deps;
+  const { db, storage, log, config } = deps;
+  /** Uploads read and processed at once (both doors); 50 more may wait their turn. */
+  const gate = createGate(config.uploadConcurrency, 50);
+  const quotaMessage = `${M.uploadQuotaReached} (${Math.round(config.uploadQuotaBytes / 1024 / 1024)} MB)`;
+
+  async function usedBytes(userId: string): Promise<number> {
+    const [row] = await db
+      .select({ n: dsql<string>`coalesce(sum(${images.bytes}), 0)` })
+      .from(images)
+      .where(and(eq(images.ownerId, userId)));
+    return Number(row?.n ?? 0);
+  }
+
+  /** Before reading a body: a full account is refused at once. */
+  async function assertSpaceLeft(userId: string): Promise<void> {
+    if ((await usedBytes(userId)) >= config.uploadQuotaBytes) throw new AppError('PAYLOAD_TOO_LARGE', quotaMessage);
+  }
+
+  /** Spends the hour's upload budget (one per file), then checks the space the new images need. */
+  async function checkAllowance(userId: string, prepared: readonly EncodedImage[]): Promise<void> {
+    const incoming = prepared.reduce((n, p) => n + p.data.length, 0);
+    if ((await usedBytes(userId)) + incoming > config.uploadQuotaBytes) throw new AppError('PAYLOAD_TOO_LARGE', quotaMessage);
+  }
+
+  async function spendHourly(userId: string, files: number): Promise<void> {
+    await deps.limiter.spend(`upload:u:${userId}`, [{ limit: config.uploadsPerHour, windowMs: HOUR }], files);
+  }
 
   /** Every file is checked and re-encoded before any is stored: one bad file stores none. */
   async function prepare(files: readonly UploadedFile[], kind: ImageKind): Promise<Prepared[]> {
@@ -85,6 +115,18 @@ export function createUploadsService(deps: Deps) {
   });
 
   return {
+    /**
+     * A turn to read and process one upload request, after the cheap checks: signed in, space
+     * left. The doors take it before reading the body and end it when the answer is sent.
+     */
+    async admit(actor: Actor): Promise<() => void> {
+      const { user } = requireUser(actor);
+      await assertSpaceLeft(user.id);
+      return gate.enter();
+    },
+    /** The queue, for tests and the log. */
+    gate,
+
     /** Campaign or project pictures: 'cover' is cropped to 16:9, 'gallery' fits in 1600x1600. WebP either way. */
     async uploadCampaignImages(
       actor: Actor,
@@ -93,7 +135,9 @@ export function createUploadsService(deps: Deps) {
     ): Promise<UploadCampaignImagesDto> {
       const { user } = requireUser(actor);
       checkUploadLimits(files.map((f) => ({ filename: f.filename, size: f.data.length })), UPLOAD_MAX_FILES);
+      await spendHourly(user.id, files.length);
       const prepared = await prepare(files, kind);
+      await checkAllowance(user.id, prepared);
       return storeAll(prepared, async (stored) => {
         await db.insert(images).values(stored.map((p) => imageRow(user.id, kind, p)));
         return { images: stored.map((p) => ({ url: p.url, alt: p.alt })) };
@@ -104,7 +148,9 @@ export function createUploadsService(deps: Deps) {
     async uploadAvatar(actor: Actor, file: UploadedFile | undefined): Promise<UploadAvatarDto> {
       const { user } = requireUser(actor);
       checkUploadLimits(file ? [{ filename: file.filename, size: file.data.length }] : [], 1);
+      await spendHourly(user.id, 1);
       const prepared = await prepare([file!], 'avatar');
+      await checkAllowance(user.id, prepared);
       return storeAll(prepared, async ([p]) => {
         await db.transaction(async (tx) => {
           await tx.insert(images).values(imageRow(user.id, 'avatar', p));
