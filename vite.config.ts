@@ -10,6 +10,10 @@ export default defineConfig({
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps in the production build: `npm start` would serve the app's original source
+    // to anyone. Debugging happens in `npm run dev`, where Vite's middleware serves every module
+    // with its own map regardless of this setting. (The server also refuses *.map files:
+    // src/server/http/client-app.ts.)
+    sourcemap: false,
   },
 });

@@ -69,6 +69,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
               : {}),
           },
     bodyLimit: JSON_BODY_LIMIT,
+    // a slow or silent client cannot hold a connection for long (config.ts, HTTP_TIMEOUT_DEFAULTS)
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.idleTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      // Node refuses a headers timeout longer than the request timeout
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      // Node checks the request and headers timeouts on this interval (30 s by default)
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 10))),
+    },
     // a tRPC batch puts every procedure name into one path parameter
     routerOptions: { maxParamLength: 5000 },
     trustProxy: process.env.TRUST_PROXY === 'true',
@@ -87,6 +97,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     for (const method of [r.method].flat()) if (method !== 'HEAD') apiRoutes.push({ method, url: r.url, rest: r.config?.rest });
   });
   app.addHook('onClose', async () => {
+    // work done after an answer (forgot-password) may still send email: finish it first
+    await services.auth.settle();
     await mailer.drain();
   });
 

@@ -1,6 +1,24 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+/**
+ * HTTP server timeouts (milliseconds), so a client that connects and then sends slowly or
+ * nothing at all cannot hold a connection for long:
+ * - requestTimeoutMs: the whole request, headers and body, must arrive within it (else 408).
+ *   The largest request is an upload of 10 files of 10 MiB: 100 MiB in 5 minutes needs about
+ *   3 Mbit/s upstream.
+ * - headersTimeoutMs: the request line and headers must arrive within it (else 408).
+ * - idleTimeoutMs: a connection on which no byte moves for this long is closed (Fastify's
+ *   `connectionTimeout`); well above what any handler takes.
+ * - keepAliveTimeoutMs: an idle keep-alive connection between requests is closed after it.
+ */
+export const HTTP_TIMEOUT_DEFAULTS = {
+  requestTimeoutMs: 300_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+} as const;
+
 const optionalUrl = z
   .string()
   .trim()
@@ -37,6 +55,11 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** HTTP server timeouts in milliseconds (README, "HTTP timeouts"). */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.requestTimeoutMs),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.headersTimeoutMs),
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.idleTimeoutMs),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.keepAliveTimeoutMs),
 });
 
 export type Config = {
@@ -55,6 +78,11 @@ export type Config = {
   uploadQuotaBytes: number;
   uploadConcurrency: number;
   cookieSecure: boolean;
+  /** HTTP server timeouts in milliseconds (HTTP_TIMEOUT_DEFAULTS). */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
   dev: boolean;
 };
 
@@ -84,6 +112,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     uploadQuotaBytes: c.UPLOAD_QUOTA_MB * 1024 * 1024,
     uploadConcurrency: c.UPLOAD_CONCURRENCY,
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
+    requestTimeoutMs: c.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: c.HTTP_HEADERS_TIMEOUT_MS,
+    idleTimeoutMs: c.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeoutMs: c.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     dev: opts.dev ?? false,
   };
 }

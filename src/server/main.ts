@@ -1,11 +1,13 @@
 import { buildApp } from './app';
 import { ensureClientBuilt } from './build-client';
 import { ConfigError, loadConfig } from './config';
-import { openDatabase } from './db/client';
+import { DatabaseUnavailableError, openCheckedDatabase } from './db/client';
 
 /**
- * `npm start`: builds the client if it is missing or stale, opens the database (PGlite under
- * DATA_DIR, or DATABASE_URL), applies migrations, and serves everything on PORT.
+ * `npm start`: opens and checks the database (PGlite under DATA_DIR, or DATABASE_URL), applies
+ * migrations, builds the client if it is missing or stale, and serves everything on PORT.
+ * A database that cannot be reached stops the start with one line (where and why) and exit
+ * code 1, before any time goes into building the client.
  * `npm run dev` (--dev): the same with Vite's middleware and hot reload.
  */
 async function main() {
@@ -21,10 +23,19 @@ async function main() {
     throw err;
   }
 
-  if (!dev) await ensureClientBuilt();
-
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let database;
+  try {
+    database = await openCheckedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  } catch (err) {
+    if (err instanceof DatabaseUnavailableError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
   await database.migrate();
+
+  if (!dev) await ensureClientBuilt();
 
   const app = await buildApp({ config, db: database.db, client: dev ? 'dev' : 'built' });
   app.log.info(`database: ${database.describe}`);

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 
@@ -85,6 +86,87 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
   const dir = path.join(opts.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
   return openPglite(dir);
+}
+
+/** Why the database cannot be used, in one line, for the start-up error (never the password). */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
+
+/** Where a PostgreSQL URL points, as `host:port` (no user, no password). */
+export function postgresLocation(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `${host}:${u.port || '5432'}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+const SOCKET_CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name could not be resolved',
+  ETIMEDOUT: 'connection timed out',
+  CONNECT_TIMEOUT: 'connection timed out',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/** The cause of a failed connection in a few words: the socket error, or PostgreSQL's own message. */
+export function connectionFailureCause(err: unknown, url?: string): string {
+  // the driver's error sits under wrappers (Drizzle's "Failed query", AggregateError of several
+  // addresses): the innermost one says what happened
+  const chain: { code?: unknown; message?: unknown }[] = [];
+  let e: unknown = err;
+  for (let i = 0; i < 6 && e && typeof e === 'object'; i++) {
+    const x = e as { code?: unknown; message?: unknown; errors?: unknown[]; cause?: unknown };
+    chain.push(x);
+    e = x.cause ?? x.errors?.[0];
+  }
+  let cause: string | undefined;
+  for (const x of chain.reverse()) {
+    if (typeof x.code === 'string' && SOCKET_CAUSES[x.code]) {
+      cause = SOCKET_CAUSES[x.code];
+      break;
+    }
+    if (typeof x.message === 'string' && x.message.trim()) {
+      cause = x.message.trim().split('\n', 1)[0];
+      break;
+    }
+  }
+  cause ??= String(err).split('\n', 1)[0] || 'unknown error';
+  if (url) {
+    try {
+      const pw = decodeURIComponent(new URL(url).password);
+      if (pw) cause = cause.split(pw).join('***');
+    } catch {
+      // an unparseable URL has no password to hide
+    }
+  }
+  return cause;
+}
+
+/**
+ * Opens the configured database and runs one query, so a wrong DATABASE_URL (unreachable
+ * server, missing database, bad credentials) or an unusable DATA_DIR fails at start with a
+ * one-line DatabaseUnavailableError naming where and why, instead of a stack trace.
+ */
+export async function openCheckedDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  const where = opts.databaseUrl
+    ? `Cannot connect to PostgreSQL at ${postgresLocation(opts.databaseUrl)}`
+    : `Cannot open the embedded database in ${path.join(path.resolve(opts.dataDir), 'pg')}`;
+  let database: Database | undefined;
+  try {
+    database = await openDatabase(opts);
+    await database.db.execute(sql`select 1`);
+    return database;
+  } catch (err) {
+    await database?.close().catch(() => {});
+    throw new DatabaseUnavailableError(`${where}: ${connectionFailureCause(err, opts.databaseUrl)}`);
+  }
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js gives an array, PGlite an object with `rows`. */

@@ -9,11 +9,35 @@ import { M } from '../../shared/messages';
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const clientDist = path.join(projectRoot, 'dist', 'client');
 
-/** API paths never get the HTML page: an unknown call is a JSON 404. */
+/**
+ * Source maps are never served by the built client: they would hand out the app's original
+ * source. The production build does not emit them (vite.config.ts); this also refuses any
+ * that an older build or a hand-made dist left behind. `npm run dev` is untouched: Vite's
+ * middleware makes its own maps on the fly.
+ */
+export function isSourceMapPath(pathname: string): boolean {
+  return /\.map$/i.test(pathname);
+}
+
+function decodedPath(url: string): string {
+  const p = url.split(/[?#]/, 1)[0];
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * API paths never get the HTML page: an unknown call is a JSON 404. Neither do a missing
+ * built file under /assets/ or a source map: a script that is not there must fail as a 404,
+ * not load the page as JavaScript.
+ */
 function wantsPage(req: FastifyRequest): boolean {
   const url = req.url;
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   if (url.startsWith('/api/') || url === '/api' || url.startsWith('/trpc/') || url.startsWith('/uploads/')) return false;
+  if (url.startsWith('/assets/') || isSourceMapPath(decodedPath(url))) return false;
   return true;
 }
 
@@ -31,6 +55,7 @@ export async function registerBuiltClient(app: FastifyInstance, distDir: string 
     prefix: '/',
     index: false,
     wildcard: true,
+    allowedPath: (pathname) => !isSourceMapPath(pathname),
     setHeaders(res, filePath) {
       if (filePath.includes(`${path.sep}assets${path.sep}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
       else res.header('cache-control', 'no-cache');

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildApp, TRPC_MAX_BATCH } from '../app';
 import { restRoute } from './rest';
-import { openTestDatabase, signUp, testConfig } from '../../../test/helpers';
+import viteConfig from '../../../vite.config';
+import { openTestDatabase, signUp, testConfig, trpc } from '../../../test/helpers';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -18,6 +19,9 @@ beforeAll(async () => {
   mkdirSync(path.join(dist, 'assets'));
   writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Kindling</title><div id="root"></div>');
   writeFileSync(path.join(dist, 'assets', 'app-abc123.js'), 'console.log(1)');
+  // a source map an older build left behind: never served
+  writeFileSync(path.join(dist, 'assets', 'app-abc123.js.map'), '{"version":3,"sources":["../../src/client/secret.tsx"]}');
+  writeFileSync(path.join(dist, 'stray.css.map'), '{"version":3,"sources":["../src/client/secret.css"]}');
   app = await buildApp({ config: testConfig(), db: database.db, client: 'built', clientDist: dist, logger: false });
   restRoute(app, {
     method: 'GET',
@@ -77,6 +81,70 @@ describe('the single-page app and unknown paths', () => {
     const post = await app.inject({ method: 'POST', url: '/api/nope', payload: {} });
     expect(post.statusCode).toBe(404);
     expect(post.json()).toEqual({ error: 'Not found' });
+  });
+});
+
+describe('source maps', () => {
+  it('are not emitted by the production build', () => {
+    expect((viteConfig as { build?: { sourcemap?: unknown } }).build?.sourcemap).toBe(false);
+  });
+
+  it('are never served by the built client, and a missing asset is a 404, not the page', async () => {
+    for (const url of ['/assets/app-abc123.js.map', '/stray.css.map', '/assets/app-abc123.js%2Emap', '/assets/app-abc123.js.map?x=1', '/assets/missing-123.js']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body, url).not.toContain('sources');
+      expect(res.body, url).not.toContain('<div id="root">');
+    }
+    // the script itself is still served
+    expect((await app.inject({ method: 'GET', url: '/assets/app-abc123.js' })).statusCode).toBe(200);
+  });
+});
+
+describe('caching of private answers', () => {
+  it('marks every REST answer no-store: signed in, signed out, errors and unknown paths', async () => {
+    const { token } = await signUp(app);
+    const auth = { authorization: `Bearer ${token}` };
+    const answers = [
+      await app.inject({ method: 'GET', url: '/api/auth/me', headers: auth }),
+      await app.inject({ method: 'GET', url: '/api/teams/mine', headers: auth }),
+      await app.inject({ method: 'GET', url: '/api/favorites', headers: auth }),
+      await app.inject({ method: 'GET', url: '/api/blocks', headers: auth }),
+      await app.inject({ method: 'PUT', url: '/api/user/profile', headers: auth, payload: { tags: ['cooking'] } }),
+      await app.inject({ method: 'GET', url: '/api/auth/me' }),
+      await app.inject({ method: 'GET', url: '/api/campaigns?limit=1' }),
+      await app.inject({ method: 'GET', url: '/api/nothing-here' }),
+      await app.inject({ method: 'GET', url: '/api/test/boom' }),
+      await app.inject({ method: 'POST', url: '/api/auth/login', payload: {} }),
+    ];
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 401, 200, 404, 500, 400]);
+    for (const [i, res] of answers.entries()) expect(res.headers['cache-control'], `answer ${i}`).toBe('no-store');
+  });
+
+  it('marks every tRPC answer no-store, batched or not', async () => {
+    const { token } = await signUp(app);
+    const who = { token, ip: '10.250.0.1' };
+    const me = await trpc(app, who, 'query', 'auth.me');
+    expect(me.data.email).toMatch(/@example\.com$/);
+    expect(me.headers['cache-control']).toBe('no-store');
+    expect((await trpc(app, who, 'query', 'teams.mine')).headers['cache-control']).toBe('no-store');
+    expect((await trpc(app, null, 'query', 'auth.me')).headers['cache-control']).toBe('no-store');
+    const batch = await app.inject({
+      method: 'GET',
+      url: `/trpc/auth.me,auth.me?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { json: null }, 1: { json: null } }))}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(batch.statusCode).toBe(200);
+    expect(batch.headers['cache-control']).toBe('no-store');
+    const unknown = await app.inject({ method: 'GET', url: '/trpc/nope.nothing' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers['cache-control']).toBe('no-store');
+  });
+
+  it('leaves pages and static files their own caching', async () => {
+    expect((await app.inject({ method: 'GET', url: '/assets/app-abc123.js' })).headers['cache-control']).toContain('immutable');
+    expect((await app.inject({ method: 'GET', url: '/campaigns/1', headers: { accept: 'text/html' } })).headers['cache-control']).toBe('no-cache');
+    expect((await app.inject({ method: 'GET', url: '/apiary', headers: { accept: 'text/html' } })).headers['cache-control']).toBe('no-cache');
   });
 });
 

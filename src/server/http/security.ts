@@ -11,7 +11,19 @@ import helmet from 'helmet';
  * middleware anew on every request (about a third of a millisecond each). With this
  * configuration its headers are the same for every request (no nonces), so the middleware runs
  * once at start-up against a recording response, and each reply gets the recorded headers.
+ *
+ * Every answer of the two API doors (/api and /trpc) also gets `Cache-Control: no-store`:
+ * many carry private data (the signed-in person, their lists) and none is meant for a shared
+ * or browser cache. Pages and static files set their own caching (http/client-app.ts,
+ * storage/serve.ts). A route may still set another value itself; none under /api or /trpc does.
  */
+export const API_CACHE_CONTROL = 'no-store';
+
+/** True for a URL of the REST door (/api) or the tRPC door (/trpc), with or without a query. */
+export function isApiUrl(url: string): boolean {
+  return /^\/(api|trpc)(\/|\?|$)/.test(url);
+}
+
 export function registerSecurityHeaders(app: FastifyInstance, opts: { dev: boolean }): void {
   const apply = helmet({
     contentSecurityPolicy: opts.dev
@@ -52,8 +64,9 @@ export function registerSecurityHeaders(app: FastifyInstance, opts: { dev: boole
     ran = true;
   });
   if (!ran) throw new Error('helmet did not finish synchronously: its headers cannot be recorded once');
-  app.addHook('onRequest', (_req, reply, done) => {
-    reply.headers(headers);
+  const apiHeaders = { ...headers, 'cache-control': API_CACHE_CONTROL };
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.headers(isApiUrl(req.url) ? apiHeaders : headers);
     done();
   });
 }

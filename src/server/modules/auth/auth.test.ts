@@ -33,6 +33,12 @@ afterAll(async () => {
 
 const userCount = async () => (await database.db.select({ n: count() }).from(users))[0].n;
 const me = (who: Parameters<typeof call>[1]) => call(app, who, { method: 'GET', url: '/api/auth/me' });
+/** Asks for a reset link and waits until the work done after the answer (the email) has finished. */
+const forgot = async (email: string) => {
+  const res = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/forgot-password', payload: { email } });
+  await app.services.auth.settle();
+  return res;
+};
 
 describe('POST /api/auth/register', () => {
   it('creates the account, stores only an argon2id hash and emails a verification link', async () => {
@@ -305,6 +311,8 @@ describe('forgot and reset password', () => {
     expect(unknown.statusCode).toBe(200);
     expect(known.json()).toEqual({ message: 'Email sent if account exists.' });
     expect(unknown.json()).toEqual(known.json());
+    // the email is sent after the answer (src/server/auth/forgot-password.test.ts)
+    await app.services.auth.settle();
     expect((await lastEmail(database, email))?.kind).toBe('reset_password');
     expect(await lastEmail(database, unknownEmail)).toBeUndefined();
   });
@@ -317,7 +325,7 @@ describe('forgot and reset password', () => {
 
   it('resets the password once, ends every session, and the link cannot be reused', async () => {
     const { email, token: session, ip } = await signUp(app);
-    await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/forgot-password', payload: { email } });
+    await forgot(email);
     const token = await tokenFromEmail(database, email, 'reset_password');
     const short = await call(app, { ip: freshIp() }, { method: 'POST', url: `/api/auth/reset-password/${token}`, payload: { password: 'short' } });
     expect(short.statusCode).toBe(400);
@@ -345,9 +353,9 @@ describe('forgot and reset password', () => {
 
   it('refuses an expired reset link and a newer link retires the older one', async () => {
     const email = await register(app);
-    await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/forgot-password', payload: { email } });
+    await forgot(email);
     const first = await tokenFromEmail(database, email, 'reset_password');
-    await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/forgot-password', payload: { email } });
+    await forgot(email);
     const second = await tokenFromEmail(database, email, 'reset_password');
     const old = await call(app, { ip: freshIp() }, { method: 'POST', url: `/api/auth/reset-password/${first}`, payload: { password: 'a fresh password' } });
     expect(old.statusCode).toBe(400);
@@ -360,11 +368,12 @@ describe('forgot and reset password', () => {
 });
 
 describe('rate limits', () => {
-  it('limits login attempts per address with a clear 429', async () => {
+  // the login throttle in detail: src/server/auth/login-throttle.test.ts
+  it('limits failed logins of one account from one address with a clear 429', async () => {
     const ip = freshIp();
     const email = await register(app);
     for (let i = 0; i < 10; i++) {
-      const r = await call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email: uniqueEmail(), password: 'wrong password' } });
+      const r = await call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email, password: 'wrong password' } });
       expect(r.statusCode).toBe(401);
     }
     const blocked = await call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
@@ -373,13 +382,13 @@ describe('rate limits', () => {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 
-  it('limits login attempts per account from many addresses', async () => {
+  it('does not lock an account out when the failures come from other addresses', async () => {
     const email = await register(app);
     for (let i = 0; i < 10; i++) {
       await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/login', payload: { email, password: 'wrong password' } });
     }
-    const blocked = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
-    expect(blocked.statusCode).toBe(429);
+    const owner = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
+    expect(owner.statusCode).toBe(200);
   });
 
   it('limits password reset requests and reset attempts', async () => {
@@ -502,6 +511,7 @@ describe('the tRPC door', () => {
     expect(reused.error?.message).toBe('Invalid or expired token');
 
     expect((await trpc(app, { ip: freshIp() }, 'mutation', 'auth.forgotPassword', { email })).data).toEqual({ message: M.emailSentIfExists });
+    await app.services.auth.settle();
     const resetToken = await tokenFromEmail(database, email, 'reset_password');
     expect((await trpc(app, { ip: freshIp() }, 'mutation', 'auth.resetPassword', { token: resetToken, password: 'reset via trpc' })).data).toEqual({
       message: 'Password reset',
@@ -531,8 +541,9 @@ describe('the tRPC door', () => {
 
   it('rate-limits tRPC logins like REST ones', async () => {
     const ip = freshIp();
-    for (let i = 0; i < 10; i++) await trpc(app, { ip }, 'mutation', 'auth.login', { email: uniqueEmail(), password: 'wrong password' });
-    const blocked = await trpc(app, { ip }, 'mutation', 'auth.login', { email: uniqueEmail(), password: 'wrong password' });
+    const email = uniqueEmail();
+    for (let i = 0; i < 10; i++) await trpc(app, { ip }, 'mutation', 'auth.login', { email, password: 'wrong password' });
+    const blocked = await trpc(app, { ip }, 'mutation', 'auth.login', { email, password: 'wrong password' });
     expect(blocked.status).toBe(429);
     expect(blocked.error?.message).toBe(M.tooManyRequests);
   });

@@ -10,6 +10,8 @@ import type {
   VerifyEmailInput,
 } from '../../../shared/schemas/auth';
 import type { UserDto } from '../../../shared/schemas/user';
+import { createAfterAnswer } from '../../auth/after-answer';
+import { createLoginThrottle, loginThrottleDefaults, type LoginThrottleOptions } from '../../auth/login-throttle';
 import { consumeToken, issueToken, retireTokens } from '../../auth/one-time-tokens';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../auth/password';
 import { createSession, invalidateSession, invalidateUserSessions } from '../../auth/session';
@@ -32,9 +34,16 @@ export function requireUser(actor: Actor) {
   return { user: actor.user, session: actor.session };
 }
 
-export function createAuthService(deps: Deps) {
+export interface AuthServiceOptions {
+  /** Overrides of the login throttle (tests pass a recording `sleep`, smaller budgets). */
+  loginThrottle?: Partial<LoginThrottleOptions>;
+}
+
+export function createAuthService(deps: Deps, opts: AuthServiceOptions = {}) {
   const { db, limiter, mailer, config } = deps;
   const link = (path: string) => `${config.appUrl}${path}`;
+  const loginThrottle = createLoginThrottle(db, { ...loginThrottleDefaults(config.rateLimitPerMinute), ...opts.loginThrottle });
+  const afterAnswer = createAfterAnswer(deps.log);
 
   async function sendVerification(userId: string, email: string) {
     await retireTokens(db, 'verify_email', userId);
@@ -83,11 +92,16 @@ export function createAuthService(deps: Deps) {
       return { message: M.registered };
     },
 
+    /**
+     * Failed logins are throttled per (account, address) and per address (429), and an account
+     * guessed at from many addresses is slowed down, never locked (auth/login-throttle.ts).
+     */
     async login(input: Out<typeof LoginInput>, actor: Actor): Promise<SessionGrant & { user: UserDto }> {
-      await limiter.hit(`login:ip:${actor.ip}`, `login:email:${input.email}`);
+      const attempt = await loginThrottle.begin(input.email, actor.ip);
       const [user] = await db.select().from(users).where(eq(users.email, input.email)).limit(1);
       const ok = user ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password);
       if (!user || !ok) throw unauthorized(M.invalidCredentials);
+      await attempt.succeeded();
       const { token, session } = await createSession(db, user.id);
       return { token, expiresAt: session.expiresAt, user: toUserDto(user) };
     },
@@ -145,16 +159,27 @@ export function createAuthService(deps: Deps) {
       return { message: M.verificationSent };
     },
 
-    /** Same answer for known and unknown emails. */
+    /**
+     * Same answer, in the same time, for known and unknown emails: the request path does the
+     * same work for both (the rate limit) and answers; looking the account up, issuing the
+     * token and sending the email happen after the answer.
+     */
     async forgotPassword(input: Out<typeof ForgotPasswordInput>, actor: Actor): Promise<{ message: string }> {
       await limiter.hit(`forgot:ip:${actor.ip}`, `forgot:email:${input.email}`);
-      const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, input.email)).limit(1);
-      if (user) {
+      const email = input.email;
+      afterAnswer.run('forgot-password', async () => {
+        const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email)).limit(1);
+        if (!user) return;
         await retireTokens(db, 'reset_password', user.id);
         const token = await issueToken(db, { purpose: 'reset_password', email: user.email, userId: user.id });
         await mailer.send(mailTemplates.resetPassword(user.email, link(`/reset/${token}`)));
-      }
+      });
       return { message: M.emailSentIfExists };
+    },
+
+    /** Resolves when the work queued after answers (forgot-password emails) has finished. */
+    settle(): Promise<void> {
+      return afterAnswer.settle();
     },
 
     /** Sets a new password from an emailed token; every session of the person ends. */

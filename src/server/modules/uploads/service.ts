@@ -42,8 +42,8 @@ const HOUR = 3_600_000;
 
 export function createUploadsService(deps: Deps) {
   const { db, storage, log, config } = deps;
-  /** Uploads read and processed at once (both doors); 50 more may wait their turn. */
-  const gate = createGate(config.uploadConcurrency, 50);
+  /** Uploads read and processed at once (both doors); 10 more may wait their turn (a short queue: a waiting upload moves no bytes, and the idle timeout runs). */
+  const gate = createGate(config.uploadConcurrency, 10);
   const quotaMessage = `${M.uploadQuotaReached} (${Math.round(config.uploadQuotaBytes / 1024 / 1024)} MB)`;
 
   async function usedBytes(userId: string): Promise<number> {
