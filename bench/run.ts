@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,17 +12,20 @@ import type { Actor } from '../src/server/deps';
 import { encodeCursor } from '../src/server/lib/listing';
 import { createCampaignListQueries } from '../src/server/modules/campaigns/list-queries';
 import { ListQuery } from '../src/shared/schemas/campaigns';
+import { BIG_COMMENTS, explainComments, findCommentTargets, LONG_REPLIES, seedComments, SMALL_COMMENTS, type CommentTargets } from './comments';
 import { VOCABULARY } from './vocabulary';
 
 /**
  * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
- *   [--warmup 2] [--connections 10] [--rate 100]`
+ *   [--warmup 2] [--connections 10] [--rate 100] [--only lists|comments]`
  *
  * On a real PostgreSQL server (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL):
  * makes a fresh database `kindling_bench`, migrates it, bulk-seeds it with SQL, starts the real
  * server (src/server/main.ts) and a bare postgres.js baseline (bench/raw-server.ts) as child
  * processes, measures the campaign list, search and detail with autocannon, prints a table and
- * writes it into docs/benchmarks.md (the section for this N). Everything it starts is stopped
+ * writes it into docs/benchmarks.md (the section for this N). The comments part (bench/comments.ts)
+ * reads a campaign of 100,000 comments and one of 10 and writes its own section. `--only`
+ * measures one part alone. Everything it starts is stopped
  * at the end and on error; the database is dropped unless --keep. --reuse takes a kept
  * database with the same N as it is (no seeding).
  */
@@ -45,10 +49,12 @@ interface Options {
   duration: number;
   warmup: number;
   connections: number;
+  /** Measure only the campaign lists or only the comments (both by default). */
+  only: 'all' | 'lists' | 'comments';
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { campaigns: 100_000, rate: 100, keep: false, reuse: false, explain: false, duration: 10, warmup: 2, connections: 10 };
+  const o: Options = { campaigns: 100_000, rate: 100, keep: false, reuse: false, explain: false, duration: 10, warmup: 2, connections: 10, only: 'all' };
   const num = (flag: string, v: string | undefined) => {
     const n = Number((v ?? '').replace(/[_,]/g, ''));
     if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number, got ${JSON.stringify(v)}`);
@@ -83,6 +89,12 @@ function parseArgs(argv: string[]): Options {
       case '--explain':
         o.explain = true;
         break;
+      case '--only': {
+        const v = value();
+        if (v !== 'lists' && v !== 'comments') throw new Error(`--only takes lists or comments, got ${JSON.stringify(v)}`);
+        o.only = v;
+        break;
+      }
       default:
         throw new Error(`unknown option ${argv[i]} (see the comment at the top of bench/run.ts)`);
     }
@@ -319,6 +331,7 @@ async function seed(sql: postgres.Sql, n: number): Promise<Record<string, number
                                ('campaign'::ledger_account_type, d.campaign_id::text, d.amount)) x(account_type, account_id, amount)`);
 
   await sql.unsafe(`drop function bench_words(text[], int); drop function bench_tags(text[], int)`);
+  await phase(`comments (${BIG_COMMENTS.toLocaleString('en-US')} on one campaign, ${SMALL_COMMENTS} on another, a few elsewhere)`, () => seedComments(sql, vocab));
   await phase('vacuum analyze', () => sql.unsafe(`vacuum (analyze)`));
   return times;
 }
@@ -644,13 +657,22 @@ other.
   same matches, but never seen by the app's cache of search totals); detail
   (\`/api/campaigns/:id\`, rotating over 1,000 random campaigns); the tRPC list
   (\`/trpc/campaigns.list\`, superjson input).
+- **Comments** (\`bench/comments.ts\`): the seed also gives one campaign 100,000 comments
+  (90,000 threads, a reply on every 18th and 5,001 replies on the one in the middle, 1 % deleted),
+  one campaign 10, and 1-3 to a tenth of the others. With one connection: the first page of
+  threads of each (\`/api/campaigns/:id/comments\`), a page at 90 % by cursor, and the long
+  thread's replies (first page and at 90 %). Then \`GET /api/campaigns?limit=5\` with one
+  connection alone and while ten connections read the first page of the 10-comment campaign or of
+  the 100,000 one, flat out and at a steady \`--rate\`. Targets: the 100,000 campaign's first
+  page within 1.2x the 10-comment one (p95); the list's p95 within 1.5x of alone while ten
+  connections read it.
 - **Targets (2 cores):** REST list at least 0.8x the raw baseline; at 1,000,000 campaigns search
   p95 under 20 ms and deep pages p95 under 10 ms, reported at each of the three loads.
 
 Run it: \`npm run bench\` (100,000 campaigns), \`npm run bench -- --campaigns 1000000\`. Options:
 \`--keep\` keeps the database, \`--reuse\` runs against a kept one without seeding, \`--explain\`
 prints \`EXPLAIN (ANALYZE, BUFFERS)\` of each query first, \`--duration\`, \`--warmup\`,
-\`--connections\`, \`--rate\`.
+\`--connections\`, \`--rate\`, \`--only lists\` or \`--only comments\` (one part alone).
 
 `;
 
@@ -691,6 +713,219 @@ function writeDocs(n: number, body: string) {
     const after = others.find((s) => s.n > n);
     doc = after ? `${doc.slice(0, after.at)}${section}\n\n${doc.slice(after.at)}` : `${doc.trimEnd()}\n\n${section}\n`;
   }
+  writeFileSync(DOCS, doc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// comments: a thread of 100,000 (seeded by bench/comments.ts)
+// ---------------------------------------------------------------------------------------------
+
+const COMMENTS_HEADING = '## Comments: a thread of 100,000';
+const COMMENTS_START = '<!-- results comments -->';
+const COMMENTS_END = '<!-- /results comments -->';
+
+/**
+ * Readers in the background until stopped, on `connections` keep-alive connections: flat out
+ * (autocannon, each connection sends its next request when the last is answered) or, with
+ * `rate`, one request every 1/rate seconds evenly spaced (open loop: sent on time whether or
+ * not earlier ones were answered, queued on the connections when all are busy).
+ */
+function backgroundLoad(s: Scenario, connections: number, rate?: number) {
+  let answered = 0;
+  let bad = 0;
+  if (rate) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+    let stopped = false;
+    const inflight = new Set<Promise<void>>();
+    const loop = (async () => {
+      const started = performance.now();
+      for (let i = 0; !stopped; i++) {
+        const wait = started + (i * 1000) / rate - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (stopped) break;
+        const p = new Promise<void>((resolve) => {
+          const req = http.get(s.url, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => {
+              answered++;
+              if ((res.statusCode ?? 500) >= 300) bad++;
+              resolve();
+            });
+          });
+          req.on('error', () => {
+            bad++;
+            resolve();
+          });
+        });
+        inflight.add(p);
+        void p.then(() => inflight.delete(p));
+      }
+    })();
+    return {
+      answered: () => answered,
+      bad: () => bad,
+      stop: async () => {
+        stopped = true;
+        await loop;
+        await Promise.all(inflight);
+        agent.destroy();
+      },
+    };
+  }
+  let finished = () => {};
+  const ended = new Promise<void>((resolve) => (finished = resolve));
+  const inst = autocannon({ url: s.url, connections, pipelining: 1, duration: 3600, timeout: 10 }, () => finished());
+  inst.on('response', (_client, status) => {
+    answered++;
+    if (status >= 300) bad++;
+  });
+  return {
+    answered: () => answered,
+    bad: () => bad,
+    stop: async () => {
+      inst.stop();
+      await ended;
+    },
+  };
+}
+
+/** Reads of the comment threads, then a small campaign list alone and while ten connections read a thread; writes its section of docs/benchmarks.md. */
+async function benchComments(o: Options, base: string, meter: CpuMeter, t: CommentTargets, env: { pgVersion: string; sharedBuffers: string }) {
+  const threads = (id: string, qs = '') => `${base}/api/campaigns/${id}/comments${qs}`;
+  const big = BIG_COMMENTS.toLocaleString('en-US');
+  const scenarios: Scenario[] = [
+    { key: 'small', label: `first page of threads, campaign of ${SMALL_COMMENTS} comments`, url: threads(t.small), server: 'app' },
+    { key: 'big', label: `first page of threads, campaign of ${big} comments`, url: threads(t.big), server: 'app' },
+    { key: 'big-deep', label: `page of threads at 90 % (cursor), campaign of ${big}`, url: threads(t.big, `?cursor=${t.deepThreads}`), server: 'app' },
+    { key: 'replies', label: `first page of replies, thread of ${LONG_REPLIES.toLocaleString('en-US')} replies`, url: threads(t.big, `/${t.longThread}/replies`), server: 'app' },
+    { key: 'replies-deep', label: 'page of replies at 90 % (cursor), same thread', url: threads(t.big, `/${t.longThread}/replies?cursor=${t.deepReplies}`), server: 'app' },
+  ];
+  // one request each first: the answers must be right (and their size known) before they are timed
+  const answers: Record<string, string> = {};
+  for (const s of scenarios) {
+    const res = await fetch(s.url);
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${s.label}: ${s.url} answered ${res.status}: ${text.slice(0, 300)}`);
+    const body = JSON.parse(text) as { items: { replies?: unknown[] }[]; nextCursor: string | null };
+    if (!body.items.length) throw new Error(`${s.label}: no items`);
+    const replies = body.items.reduce((n, i) => n + (i.replies?.length ?? 0), 0);
+    const what = s.key.startsWith('replies') ? `${body.items.length} replies` : `${body.items.length} threads + ${replies} replies`;
+    answers[s.key] = `${what}, ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB`;
+  }
+
+  process.stdout.write(`\nComments: warming up on every scenario (${o.warmup} s each)...`);
+  for (const s of scenarios) await load(s, o.warmup, o.connections);
+  console.log(' done');
+  const single = { connections: 1, duration: Math.min(5, o.duration), warmup: 1 };
+  console.log(`\nComments, one connection (${single.warmup} s warm-up + ${single.duration} s each):`);
+  const singles: Measured[] = [];
+  for (const s of scenarios) singles.push(await measure(s, meter, single));
+
+  // GET /api/campaigns?limit=5 with one connection, alone and while ten connections read a thread
+  const list: Scenario = { key: 'list5', label: 'GET /api/campaigns?limit=5', url: `${base}/api/campaigns?limit=5`, server: 'app' };
+  const conditions: { label: string; readers?: Scenario; rate?: number }[] = [
+    { label: 'nothing else' },
+    { label: `${o.connections} connections read the first page of the ${SMALL_COMMENTS}-comment campaign, flat out`, readers: scenarios[0] },
+    { label: `${o.connections} connections read the first page of the ${big}-comment campaign, flat out`, readers: scenarios[1] },
+    { label: `${o.connections} connections read the first page of the ${big}-comment campaign, ${o.rate} req/s in all, evenly spaced`, readers: scenarios[1], rate: o.rate },
+  ];
+  console.log(`\nGET /api/campaigns?limit=5, one connection (${single.warmup} s warm-up + ${single.duration} s each), while:`);
+  await load(list, o.warmup, 1);
+  const probes: { label: string; rps: number; p50: number; p95: number; p99: number; readers: number; bad: number; otherLoad: number }[] = [];
+  for (const c of conditions) {
+    process.stdout.write(`  ${c.label.padEnd(86)}`);
+    await waitForQuiet(meter);
+    const bg = c.readers ? backgroundLoad(c.readers, o.connections, c.rate) : null;
+    try {
+      await load(list, single.warmup, 1);
+      const before = await meter.snapshot();
+      const answeredBefore = bg?.answered() ?? 0;
+      const r = await load(list, single.duration, 1);
+      const after = await meter.snapshot();
+      const seconds = (after.at - before.at) / 1000;
+      r.samples.sort((a, b) => a - b);
+      const m = {
+        label: c.label,
+        rps: r.total / r.seconds,
+        p50: percentile(r.samples, 0.5),
+        p95: percentile(r.samples, 0.95),
+        p99: percentile(r.samples, 0.99),
+        readers: bg ? (bg.answered() - answeredBefore) / seconds : 0,
+        bad: r.bad + r.timeouts + (bg?.bad() ?? 0),
+        otherLoad: otherCores(before, after),
+      };
+      probes.push(m);
+      process.stdout.write(
+        `${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(1)}  p95 ${m.p95.toFixed(1)}  p99 ${m.p99.toFixed(1)} ms` +
+          `${bg ? `  readers ${m.readers.toFixed(0)} req/s` : ''}${m.otherLoad >= 0.3 ? `  (others: ${m.otherLoad.toFixed(1)} cores)` : ''}${m.bad ? `  (${m.bad} failed!)` : ''}\n`,
+      );
+    } finally {
+      await bg?.stop();
+    }
+  }
+
+  // --- report
+  const by = (k: string) => singles.find((m) => m.key === k)!;
+  const ratio95 = by('big').p95 / by('small').p95;
+  const ratio50 = by('big').p50 / by('small').p50;
+  const [alone, smallReaders, bigReaders, bigRate] = probes;
+  const slow = bigReaders.p95 / alone.p95;
+  const slowVsSmall = bigReaders.p95 / smallReaders.p95;
+  const slowRate = bigRate.p95 / alone.p95;
+  const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+  const others = [...singles.map((m) => m.otherLoad), ...probes.map((p) => p.otherLoad)];
+  const body = [
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; PostgreSQL ${env.pgVersion} (shared_buffers ${env.sharedBuffers}), same machine; ` +
+      `${o.campaigns.toLocaleString('en-US')} campaigns.`,
+    '',
+    `Data: one campaign with ${big} comments (${t.threads.toLocaleString('en-US')} threads, ${(t.comments - t.threads).toLocaleString('en-US')} replies: one on every 18th thread and ` +
+      `${LONG_REPLIES.toLocaleString('en-US')} on the thread in the middle; 1 % of threads deleted), one with ${SMALL_COMMENTS} (8 threads, 2 replies), ` +
+      `${t.allComments.toLocaleString('en-US')} comments in all. Requests through REST, anonymous, default page size (20).`,
+    `Other processes on the machine used ${Math.min(...others).toFixed(1)}-${Math.max(...others).toFixed(1)} cores during the runs` +
+      `${Math.max(...others) >= 0.3 ? ' (the numbers are disturbed by that much)' : ''}.`,
+    '',
+    `One connection (${single.warmup} s warm-up + ${single.duration} s each; CPU columns: milliseconds of CPU per request of the app's processes and of its PostgreSQL backends):`,
+    '',
+    '| scenario | answer | req/s | p50 ms | p95 ms | p99 ms | server CPU ms/req | PG CPU ms/req |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...singles.map(
+      (m) =>
+        `| ${m.label} | ${answers[m.key]} | ${m.rps.toFixed(0)} | ${fmt(m.p50)} | ${fmt(m.p95)} | ${fmt(m.p99)} | ${fmt(m.serverCpu, 2)} | ${fmt(m.pgCpu, 2)} |` +
+        `${m.bad || m.timeouts ? ` (${m.bad + m.timeouts} failed)` : ''}`,
+    ),
+    '',
+    `\`GET /api/campaigns?limit=5\`, one connection (${single.warmup} s warm-up + ${single.duration} s each), while something else runs:`,
+    '',
+    '| while | req/s | p50 ms | p95 ms | p99 ms | readers, req/s |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...probes.map((p) => `| ${p.label} | ${p.rps.toFixed(0)} | ${fmt(p.p50)} | ${fmt(p.p95)} | ${fmt(p.p99)} | ${p.readers ? p.readers.toFixed(0) : '-'} |${p.bad ? ` (${p.bad} failed)` : ''}`),
+    '',
+    `Targets: first page of the ${big}-comment campaign / of the ${SMALL_COMMENTS}-comment one, one connection: p95 ${ratio95.toFixed(2)} (<= 1.2: ${verdict(ratio95 <= 1.2)}), p50 ${ratio50.toFixed(2)}. ` +
+      `List p95 while ${o.connections} connections read the ${big}-comment campaign flat out / alone: ${slow.toFixed(2)} (<= 1.5: ${verdict(slow <= 1.5)}); ` +
+      `at ${o.rate} req/s of readers: ${slowRate.toFixed(2)} (${verdict(slowRate <= 1.5)}); ` +
+      `flat out, against the same readers on the ${SMALL_COMMENTS}-comment campaign: ${slowVsSmall.toFixed(2)}.`,
+  ].join('\n');
+  console.log(`\n${body}`);
+  writeCommentsDocs(body);
+  console.log(`\nWrote the comments results to ${path.relative(ROOT, DOCS)}.`);
+  if ([...singles].some((m) => m.bad || m.timeouts) || probes.some((p) => p.bad)) process.exitCode = 1;
+}
+
+/** The generated part of the comments section (under its hand-written heading and reading); added at the end the first time. */
+function writeCommentsDocs(body: string) {
+  let doc = existsSync(DOCS) ? readFileSync(DOCS, 'utf8') : DOCS_HEADER;
+  const section = `${COMMENTS_START}\n${body.trim()}\n${COMMENTS_END}`;
+  const i = doc.indexOf(COMMENTS_START);
+  const j = doc.indexOf(COMMENTS_END);
+  if (i >= 0 && j > i) doc = doc.slice(0, i) + section + doc.slice(j + COMMENTS_END.length);
+  else if (doc.includes(COMMENTS_HEADING)) {
+    // the heading is there without results: right after the heading's own text
+    const at = doc.indexOf(COMMENTS_HEADING);
+    const next = doc.indexOf('\n## ', at + COMMENTS_HEADING.length);
+    const end = next < 0 ? doc.length : next;
+    doc = `${doc.slice(0, end).trimEnd()}\n\n${section}\n${next < 0 ? '' : `\n${doc.slice(end + 1)}`}`;
+  } else doc = `${doc.trimEnd()}\n\n${COMMENTS_HEADING}\n\n${section}\n`;
   writeFileSync(DOCS, doc);
 }
 
@@ -776,6 +1011,16 @@ async function main() {
       const migrating = await openPostgres(benchUrl, { max: 1 });
       await migrating.migrate();
       await migrating.close();
+      // a database kept from before the comments scenario gets its comments now
+      const seeder = postgres(benchUrl, { max: 1, onnotice: () => {}, connection: { synchronous_commit: 'off', work_mem: '64MB' } });
+      try {
+        if (await seedComments(seeder, VOCABULARY)) {
+          await seeder.unsafe('vacuum (analyze) comments, blocks');
+          console.log(`Added the comments (${BIG_COMMENTS.toLocaleString('en-US')} on one campaign) to the kept database`);
+        }
+      } finally {
+        await seeder.end();
+      }
     } else {
       console.log(`Seeding ${BENCH_DB}:`);
       const t0 = Date.now();
@@ -842,7 +1087,9 @@ async function main() {
     const queriesFile = path.join(tmpDir, 'queries.json');
     writeFileSync(queriesFile, JSON.stringify(rawQueries));
 
-    if (o.explain) {
+    const commentTargets = await findCommentTargets(probe);
+    if (o.explain && o.only !== 'lists') console.log(`\n${await explainComments(benchUrl, commentTargets)}\n`);
+    if (o.explain && o.only !== 'comments') {
       for (const [name, q] of Object.entries(rawQueries)) {
         for (const part of ['rows', 'total'] as const) {
           const plan = await probe.unsafe(`explain (analyze, buffers) ${q[part].sql}`, q[part].params as never[]);
@@ -917,104 +1164,107 @@ async function main() {
       },
     ];
 
-    // one request each first: the answers must be right before they are timed
-    const totals: Record<string, number> = {};
-    for (const s of scenarios) {
-      const res = await fetch(s.url);
-      if (!res.ok) throw new Error(`${s.label}: ${s.url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-      const body = (await res.json()) as { items?: unknown[]; total?: number; result?: { data: { json: { items: unknown[]; total: number } } } };
-      const list = body.result?.data.json ?? body;
-      if (list.total !== undefined) totals[s.key] = list.total;
-      if (s.key !== 'rest-detail' && !list.items?.length) throw new Error(`${s.label}: no items`);
-    }
-    for (const k of ['list', 'keyset', 'offset', 'search-common', 'search-rare']) {
-      // the raw baseline gives no total for a repeated search (see raw-server.ts)
-      if (rawQueries[k as keyof typeof rawQueries].totalFrom === 'counter') continue;
-      if (totals[`rest-${k}`] !== totals[`raw-${k}`]) throw new Error(`${k}: totals differ, REST ${totals[`rest-${k}`]}, raw ${totals[`raw-${k}`]}`);
-    }
+    if (o.only !== 'comments') {
+      // one request each first: the answers must be right before they are timed
+      const totals: Record<string, number> = {};
+      for (const s of scenarios) {
+        const res = await fetch(s.url);
+        if (!res.ok) throw new Error(`${s.label}: ${s.url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        const body = (await res.json()) as { items?: unknown[]; total?: number; result?: { data: { json: { items: unknown[]; total: number } } } };
+        const list = body.result?.data.json ?? body;
+        if (list.total !== undefined) totals[s.key] = list.total;
+        if (s.key !== 'rest-detail' && !list.items?.length) throw new Error(`${s.label}: no items`);
+      }
+      for (const k of ['list', 'keyset', 'offset', 'search-common', 'search-rare']) {
+        // the raw baseline gives no total for a repeated search (see raw-server.ts)
+        if (rawQueries[k as keyof typeof rawQueries].totalFrom === 'counter') continue;
+        if (totals[`rest-${k}`] !== totals[`raw-${k}`]) throw new Error(`${k}: totals differ, REST ${totals[`rest-${k}`]}, raw ${totals[`raw-${k}`]}`);
+      }
 
-    const main = { connections: o.connections, duration: o.duration, warmup: o.warmup };
-    // both servers run every scenario once before anything is measured, so that the first
-    // scenario does not also measure V8 compiling the server's code (the app has more of it)
-    process.stdout.write(`\nWarming both servers up on every scenario (${o.warmup} s each)...`);
-    for (const s of scenarios.filter((x) => !x.latencyOnly)) await load(s, o.warmup, o.connections);
-    console.log(' done');
-    console.log(`\nMeasuring (${o.warmup} s warm-up + ${o.duration} s each, ${o.connections} connections):`);
-    const results: Measured[] = [];
-    for (const s of scenarios.filter((x) => !x.latencyOnly)) results.push(await measure(s, meter, main));
-    const single = { connections: 1, duration: Math.min(5, o.duration), warmup: 1 };
-    console.log(`\nOne connection (${single.warmup} s warm-up + ${single.duration} s each):`);
-    const singles: Measured[] = [];
-    for (const s of scenarios.filter((x) => x.single)) singles.push(await measure(s, meter, single));
-    const steady = { connections: o.connections, duration: o.duration, warmup: 1, rate: o.rate };
-    console.log(`\nSteady ${o.rate} requests a second, evenly spaced (${steady.warmup} s warm-up + ${steady.duration} s each):`);
-    const steadies: Measured[] = [];
-    for (const s of scenarios.filter((x) => x.single)) steadies.push(await measure(s, meter, steady));
+      const main = { connections: o.connections, duration: o.duration, warmup: o.warmup };
+      // both servers run every scenario once before anything is measured, so that the first
+      // scenario does not also measure V8 compiling the server's code (the app has more of it)
+      process.stdout.write(`\nWarming both servers up on every scenario (${o.warmup} s each)...`);
+      for (const s of scenarios.filter((x) => !x.latencyOnly)) await load(s, o.warmup, o.connections);
+      console.log(' done');
+      console.log(`\nMeasuring (${o.warmup} s warm-up + ${o.duration} s each, ${o.connections} connections):`);
+      const results: Measured[] = [];
+      for (const s of scenarios.filter((x) => !x.latencyOnly)) results.push(await measure(s, meter, main));
+      const single = { connections: 1, duration: Math.min(5, o.duration), warmup: 1 };
+      console.log(`\nOne connection (${single.warmup} s warm-up + ${single.duration} s each):`);
+      const singles: Measured[] = [];
+      for (const s of scenarios.filter((x) => x.single)) singles.push(await measure(s, meter, single));
+      const steady = { connections: o.connections, duration: o.duration, warmup: 1, rate: o.rate };
+      console.log(`\nSteady ${o.rate} requests a second, evenly spaced (${steady.warmup} s warm-up + ${steady.duration} s each):`);
+      const steadies: Measured[] = [];
+      for (const s of scenarios.filter((x) => x.single)) steadies.push(await measure(s, meter, steady));
 
-    // --- report
-    const by = (k: string) => results.find((r) => r.key === k)!;
-    const restRaw = by('rest-list').rps / by('raw-list').rps;
-    // the same ratio from CPU per request (server + PostgreSQL), which other load on the machine hardly moves
-    const cpuOf = (m: Measured) => m.serverCpu + m.pgCpu;
-    const restRawCpu = cpuOf(by('raw-list')) / cpuOf(by('rest-list'));
-    // the latency targets, at each load: p95 of searches (the worst of the three kinds) and of the deep pages (keyset and page=)
-    const latencyAt = (list: Measured[]) => {
-      const p95 = (k: string) => list.find((r) => r.key === k)?.p95 ?? NaN;
-      return {
-        search: Math.max(p95('rest-search-common'), p95('rest-search-rare'), list.some((r) => r.key === 'rest-search-new') ? p95('rest-search-new') : -1),
-        deep: Math.max(p95('rest-keyset'), p95('rest-offset')),
+      // --- report
+      const by = (k: string) => results.find((r) => r.key === k)!;
+      const restRaw = by('rest-list').rps / by('raw-list').rps;
+      // the same ratio from CPU per request (server + PostgreSQL), which other load on the machine hardly moves
+      const cpuOf = (m: Measured) => m.serverCpu + m.pgCpu;
+      const restRawCpu = cpuOf(by('raw-list')) / cpuOf(by('rest-list'));
+      // the latency targets, at each load: p95 of searches (the worst of the three kinds) and of the deep pages (keyset and page=)
+      const latencyAt = (list: Measured[]) => {
+        const p95 = (k: string) => list.find((r) => r.key === k)?.p95 ?? NaN;
+        return {
+          search: Math.max(p95('rest-search-common'), p95('rest-search-rare'), list.some((r) => r.key === 'rest-search-new') ? p95('rest-search-new') : -1),
+          deep: Math.max(p95('rest-keyset'), p95('rest-offset')),
+        };
       };
-    };
-    const atOne = latencyAt(singles);
-    const atRate = latencyAt(steadies);
-    const atFull = latencyAt(results);
-    const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
-    const mem = `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
-    const seedLine = seedTotal
-      ? `${secs(seedTotal)} (${Object.entries(seedTimes)
-          .map(([k, v]) => `${k} ${secs(v)}`)
-          .join(', ')})`
-      : 'reused a kept database';
-    const others = [...results, ...singles, ...steadies].map((r) => r.otherLoad);
-    const body = [
-      `## ${o.campaigns.toLocaleString('en-US')} campaigns`,
-      '',
-      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${mem} memory; ` +
-        `Node ${process.version}; PostgreSQL ${pgVersion} (shared_buffers ${sharedBuffers}), same machine.`,
-      '',
-      `Data: ${o.campaigns.toLocaleString('en-US')} campaigns (${Number(visible).toLocaleString('en-US')} not adult) over ${OWNERS} owners; ` +
-        `${Number(stats.supports).toLocaleString('en-US')} supports, ${Number(stats.donations).toLocaleString('en-US')} donations, ` +
-        `${Number(stats.entries).toLocaleString('en-US')} ledger entries. Seeding: ${seedLine}.`,
-      `Search totals: "${common}" ${totals['rest-search-common']?.toLocaleString('en-US')} campaigns, "${rare}" ${totals['rest-search-rare']?.toLocaleString('en-US')}. ` +
-        `Deep page: row ${depth.toLocaleString('en-US')} of ${Number(visible).toLocaleString('en-US')}.`,
-      `Other processes on the machine used ${Math.min(...others).toFixed(1)}-${Math.max(...others).toFixed(1)} cores during the runs` +
-        `${Math.max(...others) >= 0.3 ? ' (the numbers are disturbed by that much)' : ''}.`,
-      '',
-      `${o.connections} connections, pipelining 1, ${o.warmup} s warm-up + ${o.duration} s per scenario ` +
-        '(CPU columns: milliseconds of CPU per request used by the answering server\'s processes and by its PostgreSQL backends):',
-      '',
-      resultsTable(results, true),
-      '',
-      `One connection (${single.duration} s each): latency without queueing behind other requests.`,
-      '',
-      resultsTable(singles, false),
-      '',
-      `A steady ${o.rate} requests a second, evenly spaced, each sent on time whether or not earlier ones were answered (${steady.duration} s each): latency under a constant load the server keeps up with.`,
-      '',
-      resultsTable(steadies, false),
-      '',
-      `Targets${o.campaigns < 1_000_000 ? ' (the latency targets are for 1,000,000 campaigns)' : ''}: ` +
-        `REST list / raw = ${restRaw.toFixed(2)} in req/s (>= 0.8: ${verdict(restRaw >= 0.8)}), ${restRawCpu.toFixed(2)} by CPU per request. ` +
-        `Search p95 (worst of common, rarer and new searches) < 20 ms: ${atOne.search.toFixed(1)} ms with one connection (${verdict(atOne.search < 20)}), ` +
-        `${atRate.search.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.search < 20)}), ${atFull.search.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.search < 20)}). ` +
-        `Deep page p95 (worse of keyset and page=) < 10 ms: ${atOne.deep.toFixed(1)} ms with one connection (${verdict(atOne.deep < 10)}), ` +
-        `${atRate.deep.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.deep < 10)}), ${atFull.deep.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.deep < 10)}).`,
-    ].join('\n');
-    console.log(`\n${resultsTable(results, true)}\n\n${resultsTable(singles, false)}\n\n${resultsTable(steadies, false)}\n`);
-    console.log(body.split('\n').slice(-1)[0]);
-    writeDocs(o.campaigns, body);
-    console.log(`\nWrote the results to ${path.relative(ROOT, DOCS)}.`);
-    if ([...results, ...singles, ...steadies].some((r) => r.bad)) process.exitCode = 1;
+      const atOne = latencyAt(singles);
+      const atRate = latencyAt(steadies);
+      const atFull = latencyAt(results);
+      const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+      const mem = `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`;
+      const seedLine = seedTotal
+        ? `${secs(seedTotal)} (${Object.entries(seedTimes)
+            .map(([k, v]) => `${k} ${secs(v)}`)
+            .join(', ')})`
+        : 'reused a kept database';
+      const others = [...results, ...singles, ...steadies].map((r) => r.otherLoad);
+      const body = [
+        `## ${o.campaigns.toLocaleString('en-US')} campaigns`,
+        '',
+        `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${mem} memory; ` +
+          `Node ${process.version}; PostgreSQL ${pgVersion} (shared_buffers ${sharedBuffers}), same machine.`,
+        '',
+        `Data: ${o.campaigns.toLocaleString('en-US')} campaigns (${Number(visible).toLocaleString('en-US')} not adult) over ${OWNERS} owners; ` +
+          `${Number(stats.supports).toLocaleString('en-US')} supports, ${Number(stats.donations).toLocaleString('en-US')} donations, ` +
+          `${Number(stats.entries).toLocaleString('en-US')} ledger entries. Seeding: ${seedLine}.`,
+        `Search totals: "${common}" ${totals['rest-search-common']?.toLocaleString('en-US')} campaigns, "${rare}" ${totals['rest-search-rare']?.toLocaleString('en-US')}. ` +
+          `Deep page: row ${depth.toLocaleString('en-US')} of ${Number(visible).toLocaleString('en-US')}.`,
+        `Other processes on the machine used ${Math.min(...others).toFixed(1)}-${Math.max(...others).toFixed(1)} cores during the runs` +
+          `${Math.max(...others) >= 0.3 ? ' (the numbers are disturbed by that much)' : ''}.`,
+        '',
+        `${o.connections} connections, pipelining 1, ${o.warmup} s warm-up + ${o.duration} s per scenario ` +
+          '(CPU columns: milliseconds of CPU per request used by the answering server\'s processes and by its PostgreSQL backends):',
+        '',
+        resultsTable(results, true),
+        '',
+        `One connection (${single.duration} s each): latency without queueing behind other requests.`,
+        '',
+        resultsTable(singles, false),
+        '',
+        `A steady ${o.rate} requests a second, evenly spaced, each sent on time whether or not earlier ones were answered (${steady.duration} s each): latency under a constant load the server keeps up with.`,
+        '',
+        resultsTable(steadies, false),
+        '',
+        `Targets${o.campaigns < 1_000_000 ? ' (the latency targets are for 1,000,000 campaigns)' : ''}: ` +
+          `REST list / raw = ${restRaw.toFixed(2)} in req/s (>= 0.8: ${verdict(restRaw >= 0.8)}), ${restRawCpu.toFixed(2)} by CPU per request. ` +
+          `Search p95 (worst of common, rarer and new searches) < 20 ms: ${atOne.search.toFixed(1)} ms with one connection (${verdict(atOne.search < 20)}), ` +
+          `${atRate.search.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.search < 20)}), ${atFull.search.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.search < 20)}). ` +
+          `Deep page p95 (worse of keyset and page=) < 10 ms: ${atOne.deep.toFixed(1)} ms with one connection (${verdict(atOne.deep < 10)}), ` +
+          `${atRate.deep.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.deep < 10)}), ${atFull.deep.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.deep < 10)}).`,
+      ].join('\n');
+      console.log(`\n${resultsTable(results, true)}\n\n${resultsTable(singles, false)}\n\n${resultsTable(steadies, false)}\n`);
+      console.log(body.split('\n').slice(-1)[0]);
+      writeDocs(o.campaigns, body);
+      console.log(`\nWrote the results to ${path.relative(ROOT, DOCS)}.`);
+      if ([...results, ...singles, ...steadies].some((r) => r.bad)) process.exitCode = 1;
+    }
+    if (o.only !== 'lists') await benchComments(o, base, meter, commentTargets, { pgVersion, sharedBuffers });
   } catch (err) {
     console.error(err instanceof Error ? err.message : err);
     process.exitCode = 1;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { countRequests, startHarness, type Harness } from './harness';
+import { countRequests, settle, startHarness, type Harness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -264,5 +264,66 @@ describe('comments on a campaign', () => {
     const { page: visitor } = await h.newPage();
     await openCampaign(visitor, campaign);
     expect(await textOf(comment(visitor, 'ann_writes', 'From Ann'))).toBe('From Ann');
+  });
+
+  it('shows 20 threads, the rest after "Load more comments", and a long thread’s replies after "Show more replies"', async () => {
+    const campaign = await createCampaign(owner, 'Many threads');
+    const postComment = async (who: Person, payload: object) => {
+      const res = await call(h.app, who, { method: 'POST', url: `/api/campaigns/${campaign}/comments`, payload });
+      expect(res.statusCode, res.body).toBe(201);
+      return (res.json() as { _id: string })._id;
+    };
+    const first = await postComment(ann, { text: 'Thread 1' });
+    for (let i = 2; i <= 25; i++) await postComment(i % 2 ? ann : ben, { text: `Thread ${i}` });
+    for (let i = 1; i <= 12; i++) await postComment(ben, { text: `Reply ${i}`, parentId: first });
+    // the order the server gives (oldest first; comments made in the same millisecond by id)
+    const all = await call(h.app, null, { method: 'GET', url: `/api/campaigns/${campaign}/comments?limit=100` });
+    const threads = all.json() as { text: string; replies: { text: string }[]; moreReplies: boolean }[];
+    expect(threads).toHaveLength(25);
+    const expectedTexts = threads.map((t) => t.text);
+    const replyTexts = (await call(h.app, null, { method: 'GET', url: `/api/campaigns/${campaign}/comments/${first}/replies?limit=100` }))
+      .json()
+      .items.map((r: { text: string }) => r.text);
+    expect(replyTexts).toHaveLength(12);
+
+    const { page } = await h.newPage();
+    const lists = countRequests(page, 'comments.list');
+    await openCampaign(page, campaign);
+    const threadTexts = () => section(page).locator('.comment-list > li > article .comment-text').allInnerTexts();
+    expect(await threadTexts()).toEqual(expectedTexts.slice(0, 20));
+
+    // the first thread: the replies that come with it, and a button for the rest
+    const firstReplies = replies(page, 'ann_writes').first();
+    expect(await firstReplies.locator('article .comment-text').allInnerTexts()).toEqual(replyTexts.slice(0, 10));
+    const showMore = section(page).getByRole('button', { name: 'Show more replies' });
+    expect(await showMore.count()).toBe(1);
+
+    // 'Load more comments' is a real button, reached and pressed with the keyboard
+    const loadMore = section(page).getByRole('button', { name: 'Load more comments' });
+    expect(await loadMore.evaluate((el) => el.tagName)).toBe('BUTTON');
+    await loadMore.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(threadTexts).toEqual(expectedTexts);
+    await loadMore.waitFor({ state: 'detached' });
+    // the last page: the button is gone and the keyboard is on the first new thread
+    expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toContain(expectedTexts[20]);
+    await settle(page);
+    lists.stop();
+    expect(lists.count).toBe(2);
+
+    await showMore.click();
+    await expect.poll(() => firstReplies.locator('article .comment-text').allInnerTexts()).toEqual(replyTexts);
+    await showMore.waitFor({ state: 'detached' });
+
+    // a new comment goes at the end: shown there at once, even before the pages reach it, and once
+    const benPage = await signedInPage(ben);
+    await openCampaign(benPage, campaign);
+    const benThreads = () => benPage.locator('.comment-list > li > article .comment-text').allInnerTexts();
+    expect(await benThreads()).toEqual(expectedTexts.slice(0, 20));
+    await section(benPage).getByLabel('Write a comment').fill('Posted at the end');
+    await section(benPage).getByRole('button', { name: 'Post', exact: true }).click();
+    await expect.poll(benThreads).toEqual([...expectedTexts.slice(0, 20), 'Posted at the end']);
+    await section(benPage).getByRole('button', { name: 'Load more comments' }).click();
+    await expect.poll(benThreads).toEqual([...expectedTexts, 'Posted at the end']);
   });
 });

@@ -192,6 +192,12 @@ export const M = {
   tagRequired: 'Enter a tag',
   tagTooLong: 'A tag can be at most 40 characters',
   tooManyTags: 'At most 30 tags',
+
+  // Comments, paged (the campaign page's Comments section)
+  loadMoreComments: 'Load more comments',
+  showMoreReplies: 'Show more replies',
+  loadingMore: 'Loading…',
+  loadMoreFailed: 'Could not load more. Try again.',
 } as const;
 
 export type MessageKey = keyof typeof M;

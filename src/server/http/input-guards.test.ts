@@ -88,6 +88,18 @@ describe('the NUL character', () => {
 });
 
 describe('dates PostgreSQL cannot store', () => {
+  it('in a crafted list cursor are a 400, on both doors', async () => {
+    for (const t of ['+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00.000Z', 'soon']) {
+      const cursor = Buffer.from(JSON.stringify({ t, id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+      for (const url of ['/api/campaigns', '/api/projects', '/api/teams']) {
+        const res = await call(app, null, { method: 'GET', url: `${url}?cursor=${cursor}` });
+        expect(res.statusCode, `${url} ${t}`).toBe(400);
+        expect(res.json()).toEqual({ error: 'Invalid cursor' });
+      }
+      expect((await trpc(app, null, 'query', 'campaigns.list', { cursor })).status).toBe(400);
+    }
+  });
+
   const outOfRange = ['0000-01-01', '0001-01-01', '0999-12-31T23:59:59.999Z', '-000001-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '+010000-01-01T00:00:00.000Z'];
 
   it('are a 400 naming the field on both doors, and nothing is stored', async () => {

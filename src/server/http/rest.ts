@@ -84,3 +84,16 @@ export function restRoute<B extends Schema | undefined, Q extends Schema | undef
     },
   });
 }
+
+/**
+ * A page of a list whose documented answer is a bare list: the next page's cursor travels in
+ * headers, `X-Next-Cursor` and a `Link: <...>; rel="next"` holding this request's URL with that
+ * cursor (no headers on the last page).
+ */
+export function nextPageHeaders(req: FastifyRequest, reply: FastifyReply, nextCursor: string | null): void {
+  if (!nextCursor) return;
+  const url = new URL(req.url, 'http://x');
+  url.searchParams.set('cursor', nextCursor);
+  reply.header('x-next-cursor', nextCursor);
+  reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+}

@@ -1,5 +1,6 @@
 import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
 import { M } from '../../shared/messages';
+import { DATE_MAX, DATE_MIN } from '../../shared/schemas/common';
 import { badRequest } from './errors';
 import { isUuid } from './ids';
 
@@ -16,7 +17,9 @@ export function encodeCursor(row: { createdAt: Date; id: string }): string {
 export function decodeCursor(raw: string): Cursor {
   try {
     const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Cursor>;
-    if (typeof v.t === 'string' && !Number.isNaN(Date.parse(v.t)) && isUuid(v.id)) return { t: v.t, id: v.id };
+    const time = typeof v.t === 'string' ? Date.parse(v.t) : NaN;
+    // a time PostgreSQL cannot read (year 0, +275760...) is a bad cursor, not a database error
+    if (time >= DATE_MIN && time <= DATE_MAX && isUuid(v.id)) return { t: v.t as string, id: v.id };
   } catch {
     // fall through
   }

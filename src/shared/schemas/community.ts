@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COMMENT_MAX, FAVORITE_TARGET_TYPES } from '../constants';
 import { M } from '../messages';
-import { CampaignSchema, OwnerSchema } from './campaigns';
+import { CampaignSchema, ListQuery, OwnerSchema } from './campaigns';
 import { IdSchema, text } from './common';
 import { ProjectSchema } from './projects';
 import { PublicUserSchema } from './user';
@@ -65,9 +65,47 @@ export const CommentSchema = z.object({
   hidden: z.boolean(),
 });
 export type CommentDto = z.infer<typeof CommentSchema>;
-export const CommentThreadSchema = CommentSchema.extend({ replies: z.array(CommentSchema) });
+
+/**
+ * How many replies come with each thread of a page of threads (the oldest ones); the rest come
+ * from the replies call (`GET .../comments/{commentId}/replies`, tRPC `comments.replies`) by
+ * cursor. Bounds a page: at most limit x (1 + this) comments, however long the threads are.
+ */
+export const COMMENT_INLINE_REPLIES = 10;
+
+/**
+ * A page of threads or of one thread's replies: `limit` (default 20; larger values are capped to
+ * 100, like every list) and `cursor` (the previous page's `nextCursor`, opaque), the list query's
+ * own building blocks.
+ */
+export const CommentPageQuery = ListQuery.pick({ limit: true, cursor: true });
+export type CommentPageQuery = z.input<typeof CommentPageQuery>;
+
+/** A top-level comment with its first replies (oldest first). */
+export const CommentThreadSchema = CommentSchema.extend({
+  /** At most COMMENT_INLINE_REPLIES replies, oldest first. */
+  replies: z.array(CommentSchema),
+  /** True when the thread has more replies than `replies` holds. */
+  moreReplies: z.boolean(),
+  /** The replies call's `cursor` for the replies after these (null when there are none). */
+  repliesNextCursor: z.string().nullable(),
+});
 export type CommentThreadDto = z.infer<typeof CommentThreadSchema>;
-export const CommentListSchema = z.array(CommentThreadSchema);
+/** A page of threads as REST answers it (the spec's list; the next cursor in headers). */
+export const CommentThreadListSchema = z.array(CommentThreadSchema);
+/** A page of a campaign's threads, oldest first; `nextCursor` is null on the last page. */
+export const CommentListSchema = z.object({
+  items: z.array(CommentThreadSchema),
+  /** Pass as `cursor` for the next page (null on the last page). */
+  nextCursor: z.string().nullable(),
+});
+export type CommentListDto = z.infer<typeof CommentListSchema>;
+/** A page of one thread's replies, oldest first; `nextCursor` is null on the last page. */
+export const CommentRepliesSchema = z.object({
+  items: z.array(CommentSchema),
+  nextCursor: z.string().nullable(),
+});
+export type CommentRepliesDto = z.infer<typeof CommentRepliesSchema>;
 
 export const CommentParams = z.object({ id: IdSchema, commentId: IdSchema });
 

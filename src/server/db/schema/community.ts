@@ -35,8 +35,15 @@ export const comments = pgTable(
     check('comments_text_max_length', sql`char_length(${t.text}) <= 5000`),
     check('comments_text_not_blank', sql`${t.deletedAt} IS NOT NULL OR length(btrim(${t.text})) > 0`),
     check('comments_not_own_parent', sql`${t.parentId} IS NULL OR ${t.parentId} <> ${t.id}`),
+    // Serves the campaign FK's cascade (threads and replies alike).
     index('comments_campaign_created_idx').on(t.campaignId, t.createdAt),
-    index('comments_parent_idx').on(t.parentId),
+    // A page of threads (top-level comments), oldest first from a keyset cursor: the comments
+    // service writes the same literal `parent_id IS NULL`, and a page reads its limit + 1 entries
+    // of this index however many comments and replies the campaign has.
+    index('comments_threads_idx').on(t.campaignId, t.createdAt, t.id).where(sql`${t.parentId} IS NULL`),
+    // A thread's replies in order (the first few with each thread, the rest by cursor); its
+    // leading column also serves the parent FK's cascade.
+    index('comments_replies_idx').on(t.parentId, t.createdAt, t.id),
     index('comments_user_idx').on(t.userId),
   ],
 );

@@ -1,7 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { IdParams } from '../../../shared/schemas/campaigns';
-import { CommentListSchema, CommentParams, CommentSchema, CreateCommentInput, UpdateCommentInput } from '../../../shared/schemas/community';
-import { restRoute } from '../../http/rest';
+import {
+  CommentThreadListSchema,
+  CommentPageQuery,
+  CommentParams,
+  CommentRepliesSchema,
+  CommentSchema,
+  CreateCommentInput,
+  UpdateCommentInput,
+} from '../../../shared/schemas/community';
+import { nextPageHeaders, restRoute } from '../../http/rest';
 import type { Services } from '../../services';
 
 export function commentsRest(app: FastifyInstance, { comments }: Services): void {
@@ -9,8 +17,22 @@ export function commentsRest(app: FastifyInstance, { comments }: Services): void
     method: 'GET',
     url: '/api/campaigns/:id/comments',
     params: IdParams,
-    response: CommentListSchema,
-    handler: ({ params, actor }) => comments.list(actor, params.id),
+    query: CommentPageQuery,
+    // the spec's answer is a list: the page's threads; the next page's cursor is in headers
+    response: CommentThreadListSchema,
+    handler: async ({ params, query, actor }, req, reply) => {
+      const page = await comments.list(actor, params.id, query);
+      nextPageHeaders(req, reply, page.nextCursor);
+      return page.items;
+    },
+  });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/campaigns/:id/comments/:commentId/replies',
+    params: CommentParams,
+    query: CommentPageQuery,
+    response: CommentRepliesSchema,
+    handler: ({ params, query, actor }) => comments.replies(actor, params.id, params.commentId, query),
   });
   restRoute(app, {
     method: 'POST',

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { CommentListSchema, CommentSchema, CreateCommentInput, UpdateCommentInput } from '../../../shared/schemas/community';
+import {
+  CommentListSchema,
+  CommentPageQuery,
+  CommentRepliesSchema,
+  CommentSchema,
+  CreateCommentInput,
+  UpdateCommentInput,
+} from '../../../shared/schemas/community';
 import { IdSchema } from '../../../shared/schemas/common';
 import { authedProcedure, publicProcedure, router } from '../../trpc/init';
 
@@ -7,10 +14,16 @@ const OnCampaign = z.object({ campaignId: IdSchema });
 const OneComment = OnCampaign.extend({ commentId: IdSchema });
 
 export const commentsRouter = router({
+  /** A page of threads: `{ campaignId, limit?, cursor? }` (an infinite query pages by `cursor`). */
   list: publicProcedure
-    .input(OnCampaign)
+    .input(OnCampaign.extend(CommentPageQuery.shape))
     .output(CommentListSchema)
-    .query(({ ctx, input }) => ctx.services.comments.list(ctx.actor, input.campaignId)),
+    .query(({ ctx, input }) => ctx.services.comments.list(ctx.actor, input.campaignId, input)),
+  /** A page of one thread's replies: `{ campaignId, commentId, limit?, cursor? }`. */
+  replies: publicProcedure
+    .input(OneComment.extend(CommentPageQuery.shape))
+    .output(CommentRepliesSchema)
+    .query(({ ctx, input }) => ctx.services.comments.replies(ctx.actor, input.campaignId, input.commentId, input)),
   create: authedProcedure
     .input(OnCampaign.extend({ data: CreateCommentInput }))
     .output(CommentSchema)

@@ -1,13 +1,25 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull, or, sql, type SQL, type AnyColumn } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { isAdmin } from '../../../shared/roles';
-import type { CommentDto, CommentThreadDto, CreateCommentInput, UpdateCommentInput } from '../../../shared/schemas/community';
+import { DATE_MAX, DATE_MIN } from '../../../shared/schemas/common';
+import {
+  COMMENT_INLINE_REPLIES,
+  type CommentDto,
+  type CommentListDto,
+  type CommentPageQuery,
+  type CommentRepliesDto,
+  type CommentThreadDto,
+  type CreateCommentInput,
+  type UpdateCommentInput,
+} from '../../../shared/schemas/community';
 import { blocks, campaigns, comments, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { AppError, forbidden, notFound } from '../../lib/errors';
+import { AppError, badRequest, forbidden, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages } from '../../lib/items';
+import { decodeCursor, encodeCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 
@@ -31,6 +43,56 @@ function toDto(c: CommentRow, author: Author | null, hidden = false): CommentDto
   };
 }
 
+/**
+ * A reply as a page of threads carries it in its JSON column (json_build_array):
+ * [id, user_id, text, image_url, created_at, edited_at, deleted_at, username, name, image_url];
+ * times are ISO 8601 strings with their offset.
+ */
+type ReplyTuple = [string, string, string, string | null, string, string | null, string | null, string | null, string | null, string | null];
+
+function replyOf(thread: CommentRow, t: ReplyTuple): { c: CommentRow; author: Author } {
+  const [id, userId, text, imageUrl, createdAt, editedAt, deletedAt, username, name, authorImageUrl] = t;
+  const date = (v: string | null) => (v === null ? null : new Date(v));
+  return {
+    c: { id, campaignId: thread.campaignId, userId, parentId: thread.id, text, imageUrl, createdAt: new Date(createdAt), editedAt: date(editedAt), deletedAt: date(deletedAt) },
+    author: { id: userId, username, name, imageUrl: authorImageUrl },
+  };
+}
+
+/**
+ * A page cursor (lib/listing's opaque (created_at, id)), its time normalised to an ISO string
+ * PostgreSQL takes: a cursor that does not decode, or whose time a timestamptz cannot hold, is a
+ * 400 (never a database error).
+ */
+function pageCursor(raw: string | undefined): { t: string; id: string } | null {
+  if (!raw) return null;
+  const c = decodeCursor(raw);
+  const ms = Date.parse(c.t);
+  if (!(ms >= DATE_MIN && ms <= DATE_MAX)) throw badRequest(M.cursorInvalid);
+  return { t: new Date(ms).toISOString(), id: c.id };
+}
+
+/** Rows after the cursor in (created_at, id) order, oldest first: a row comparison the thread and reply indexes serve. */
+function afterAsc(createdAt: AnyColumn, id: AnyColumn, c: { t: string; id: string }): SQL {
+  return sql`(${createdAt}, ${id}) > (${c.t}::timestamptz, ${c.id}::uuid)`;
+}
+
+/**
+ * The people the viewer blocked, as an array the statement reads once (an InitPlan), and tests
+ * on it: `author <> all(...)` is a plain filter on rows read in index order, so a page still
+ * stops after its rows. (Written as NOT EXISTS, the planner may turn it into an anti join that
+ * reads a thread's replies in full and sorts them, or hash every comment of the table.)
+ */
+function blockedIds(viewerId: string): SQL {
+  return sql`array(select ${blocks.blockedId} from ${blocks} where ${blocks.blockerId} = ${viewerId})`;
+}
+function blockedBy(viewerId: string, column: AnyColumn | SQL): SQL {
+  return sql`${column} = any(${blockedIds(viewerId)})`;
+}
+function notBlockedBy(viewerId: string, column: AnyColumn | SQL): SQL {
+  return sql`${column} <> all(${blockedIds(viewerId)})`;
+}
+
 export function createCommentsService(deps: Deps, items: { campaigns: CampaignsService }) {
   const { db } = deps;
   const authorColumns = { id: users.id, username: users.username, name: users.name, imageUrl: users.imageUrl };
@@ -46,43 +108,174 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
     return row;
   }
 
+  /** The campaign must be one the viewer may see (the campaign detail's rule, adult campaigns included): its 404 otherwise. */
+  function visibleCampaign(actor: Actor, campaignId: string): Promise<unknown> {
+    return items.campaigns.get(actor, campaignId);
+  }
+
   return {
     /**
-     * The campaign's comments, oldest first, each with its replies. Deleted comments keep
-     * their place without text; comments by people the viewer blocked are left out (a
-     * blocked person's comment that others replied to stays as an empty, hidden placeholder).
+     * A page of the campaign's threads (top-level comments), oldest first by (created_at, id)
+     * from the cursor on, each with its first COMMENT_INLINE_REPLIES replies (oldest first) and
+     * a cursor for the rest (`replies`). Deleted comments keep their place without text;
+     * comments by people the viewer blocked are left out, except that a blocked person's thread
+     * with visible replies stays as an empty, hidden placeholder holding them.
+     *
+     * One statement, whatever the campaign's size: limit + 1 entries of comments_threads_idx
+     * (the page and one more, which tells whether there is a next page), and for each thread a
+     * subquery reading at most COMMENT_INLINE_REPLIES + 1 entries of comments_replies_idx (one
+     * more than shown tells that there are more), aggregated into one JSON column. It runs next
+     * to the campaign check, which decides whether the answer is given at all.
      */
-    async list(actor: Actor, campaignId: string): Promise<CommentThreadDto[]> {
-      await items.campaigns.get(actor, campaignId);
-      const [rows, blocked] = await Promise.all([
+    async list(actor: Actor, campaignId: string, query: Out<typeof CommentPageQuery>): Promise<CommentListDto> {
+      const cursor = pageCursor(query.cursor);
+      const { limit } = query;
+      const visible = visibleCampaign(actor, campaignId);
+      // a malformed id names no campaign: its 404, before any SQL sees it
+      if (!isUuid(campaignId)) await visible;
+      const viewerId = actor.user?.id ?? null;
+      const r = sql.identifier('r');
+      const rr = sql.identifier('rr');
+      const ru = sql.identifier('ru');
+      const replyNotBlocked = viewerId ? sql`and ${notBlockedBy(viewerId, sql`${r}.user_id`)}` : sql``;
+      // [id, user_id, text, image_url, created_at, edited_at, deleted_at, username, name, image_url] of each reply, oldest first
+      const firstReplies = sql<string>`(
+        select coalesce(json_agg(json_build_array(${rr}.id, ${rr}.user_id, ${rr}.text, ${rr}.image_url, ${rr}.created_at, ${rr}.edited_at,
+                                                  ${rr}.deleted_at, ${ru}.username, ${ru}.name, ${ru}.image_url)
+                                 order by ${rr}.created_at, ${rr}.id), '[]')::text
+        from (select ${r}.id, ${r}.user_id, ${r}.text, ${r}.image_url, ${r}.created_at, ${r}.edited_at, ${r}.deleted_at
+              from ${comments} as ${r}
+              where ${r}.parent_id = ${comments.id} ${replyNotBlocked}
+              order by ${r}.created_at, ${r}.id
+              limit ${sql.raw(String(COMMENT_INLINE_REPLIES + 1))}) as ${rr}
+        join ${users} as ${ru} on ${ru}.id = ${rr}.user_id)`;
+      const [, rows] = await Promise.all([
+        visible,
         db
-          .select({ c: comments, author: authorColumns })
+          .select({
+            c: comments,
+            author: authorColumns,
+            blocked: viewerId ? sql<boolean>`${blockedBy(viewerId, comments.userId)}` : sql<boolean>`false`,
+            replies: firstReplies,
+          })
           .from(comments)
           .innerJoin(users, eq(users.id, comments.userId))
-          .where(eq(comments.campaignId, campaignId))
-          .orderBy(asc(comments.createdAt), asc(comments.id)),
-        actor.user
-          ? db.select({ id: blocks.blockedId }).from(blocks).where(eq(blocks.blockerId, actor.user.id)).then((r) => new Set(r.map((b) => b.id)))
-          : Promise.resolve(new Set<string>()),
+          .where(
+            and(
+              eq(comments.campaignId, campaignId),
+              // the literal predicate of the partial index comments_threads_idx
+              isNull(comments.parentId),
+              cursor ? afterAsc(comments.createdAt, comments.id, cursor) : undefined,
+              viewerId
+                ? or(
+                    notBlockedBy(viewerId, comments.userId),
+                    // its first visible reply (a scalar subquery with LIMIT: never hashed over the whole table)
+                    sql`(select 1 from ${comments} as ${r} where ${r}.parent_id = ${comments.id} ${replyNotBlocked} order by ${r}.created_at, ${r}.id limit 1) is not null`,
+                  )
+                : undefined,
+            ),
+          )
+          .orderBy(asc(comments.createdAt), asc(comments.id))
+          .limit(limit + 1),
       ]);
-      const replies = new Map<string, CommentDto[]>();
-      for (const r of rows) {
-        if (!r.c.parentId || blocked.has(r.c.userId)) continue;
-        const list = replies.get(r.c.parentId) ?? [];
-        list.push(toDto(r.c, r.author));
-        replies.set(r.c.parentId, list);
+      const page = rows.slice(0, limit);
+      const threads: CommentThreadDto[] = page.map((row) => {
+        const own = (JSON.parse(row.replies) as ReplyTuple[]).map((t) => replyOf(row.c, t));
+        const shown = own.slice(0, COMMENT_INLINE_REPLIES);
+        const more = own.length > COMMENT_INLINE_REPLIES;
+        return {
+          ...(row.blocked ? toDto(row.c, null, true) : toDto(row.c, row.author)),
+          replies: shown.map((x) => toDto(x.c, x.author)),
+          moreReplies: more,
+          repliesNextCursor: more ? encodeCursor(shown[shown.length - 1].c) : null,
+        };
+      });
+      const nextCursor = rows.length > limit ? encodeCursor(page[page.length - 1].c) : null;
+      return { items: threads, nextCursor };
+    },
+
+    /**
+     * A page of one thread's replies, oldest first from the cursor on (a thread's
+     * `repliesNextCursor` continues after its inline replies), without those of people the
+     * viewer blocked. The thread must be a comment of this campaign (else 404); a reply has no
+     * replies (a reply to a reply joins its thread), so it answers an empty page. One
+     * statement: the thread, and limit + 1 entries of comments_replies_idx from the cursor on.
+     */
+    async replies(actor: Actor, campaignId: string, commentId: string, query: Out<typeof CommentPageQuery>): Promise<CommentRepliesDto> {
+      const cursor = pageCursor(query.cursor);
+      const { limit } = query;
+      const visible = visibleCampaign(actor, campaignId);
+      if (!isUuid(campaignId)) await visible;
+      if (!isUuid(commentId)) {
+        await visible;
+        throw notFound(M.commentNotFound);
       }
-      const threads: CommentThreadDto[] = [];
-      for (const r of rows) {
-        if (r.c.parentId) continue;
-        const own = replies.get(r.c.id) ?? [];
-        if (blocked.has(r.c.userId)) {
-          if (own.length) threads.push({ ...toDto(r.c, null, true), replies: own });
-          continue;
-        }
-        threads.push({ ...toDto(r.c, r.author), replies: own });
-      }
-      return threads;
+      const viewerId = actor.user?.id ?? null;
+      const r = alias(comments, 'r');
+      const ru = alias(users, 'ru');
+      const page = db
+        .select({
+          id: r.id,
+          campaignId: r.campaignId,
+          userId: r.userId,
+          parentId: r.parentId,
+          text: r.text,
+          imageUrl: r.imageUrl,
+          createdAt: r.createdAt,
+          editedAt: r.editedAt,
+          deletedAt: r.deletedAt,
+          authorUsername: sql<string | null>`${ru.username}`.as('author_username'),
+          authorName: sql<string | null>`${ru.name}`.as('author_name'),
+          authorImageUrl: sql<string | null>`${ru.imageUrl}`.as('author_image_url'),
+        })
+        .from(r)
+        .innerJoin(ru, eq(ru.id, r.userId))
+        .where(
+          and(
+            eq(r.parentId, comments.id),
+            cursor ? afterAsc(r.createdAt, r.id, cursor) : undefined,
+            viewerId ? notBlockedBy(viewerId, r.userId) : undefined,
+          ),
+        )
+        .orderBy(asc(r.createdAt), asc(r.id))
+        .limit(limit + 1)
+        .as('x');
+      const [, rows] = await Promise.all([
+        visible,
+        db
+          .select({
+            thread: comments.id,
+            reply: {
+              id: page.id,
+              campaignId: page.campaignId,
+              userId: page.userId,
+              parentId: page.parentId,
+              text: page.text,
+              imageUrl: page.imageUrl,
+              createdAt: page.createdAt,
+              editedAt: page.editedAt,
+              deletedAt: page.deletedAt,
+              authorUsername: page.authorUsername,
+              authorName: page.authorName,
+              authorImageUrl: page.authorImageUrl,
+            },
+          })
+          .from(comments)
+          .leftJoinLateral(page, sql`true`)
+          .where(and(eq(comments.id, commentId), eq(comments.campaignId, campaignId)))
+          .orderBy(asc(page.createdAt), asc(page.id)),
+      ]);
+      if (!rows.length) throw notFound(M.commentNotFound);
+      const replies = rows.flatMap(({ reply }) => {
+        if (!reply?.id) return [];
+        const { authorUsername, authorName, authorImageUrl, ...c } = reply as CommentRow & { authorUsername: string | null; authorName: string | null; authorImageUrl: string | null };
+        return [{ c, author: { id: c.userId, username: authorUsername, name: authorName, imageUrl: authorImageUrl } }];
+      });
+      const shown = replies.slice(0, limit);
+      return {
+        items: shown.map((x) => toDto(x.c, x.author)),
+        nextCursor: replies.length > limit ? encodeCursor(shown[shown.length - 1].c) : null,
+      };
     },
 
     /** Any signed-in person may comment or reply; a reply to a reply joins the same thread. */

@@ -23,16 +23,23 @@ export function commentLabel(c: CommentDto): string {
   return name === null ? 'Hidden comment' : `Comment by ${name}`;
 }
 
-/** Refetches the campaign's comments; the returned promise settles once the new list is in. */
+/**
+ * Refetches the campaign's comments: the loaded pages of threads and of every opened thread's
+ * replies (each infinite query again from its first page); the promise settles once they are in.
+ */
 export function useRefreshComments(campaignId: string) {
   const utils = trpc.useUtils();
-  return () => utils.comments.list.invalidate({ campaignId });
+  return () => Promise.all([utils.comments.list.invalidate({ campaignId }), utils.comments.replies.invalidate({ campaignId })]);
 }
 
 interface CommentItemProps {
   comment: CommentDto;
   campaignId: string;
   viewer: Viewer;
+  /** A reply was posted under this comment (it joins the thread): the server's answer. */
+  onReplied?(reply: CommentDto): void;
+  /** This comment was edited or deleted: the server's answer. */
+  onChanged?(comment: CommentDto): void;
 }
 
 /**
@@ -42,7 +49,7 @@ interface CommentItemProps {
  * is blocked by the viewer) shows neither author nor actions. Failures are not shown (spec 8):
  * the list is refetched and the comment stays as the server has it.
  */
-export function CommentItem({ comment: c, campaignId, viewer }: CommentItemProps) {
+export function CommentItem({ comment: c, campaignId, viewer, onReplied, onChanged }: CommentItemProps) {
   const refresh = useRefreshComments(campaignId);
   const [mode, setMode] = useState<'view' | 'reply' | 'edit'>('view');
   const [replyText, setReplyText] = useState('');
@@ -71,9 +78,10 @@ export function CommentItem({ comment: c, campaignId, viewer }: CommentItemProps
     reply.mutate(
       { campaignId, data: { text, parentId: c._id } },
       {
-        onSuccess: () => {
+        onSuccess: (posted) => {
           setReplyText('');
           closeBox('reply');
+          onReplied?.(posted);
         },
       },
     );
@@ -84,7 +92,15 @@ export function CommentItem({ comment: c, campaignId, viewer }: CommentItemProps
       closeBox('edit');
       return;
     }
-    update.mutate({ campaignId, commentId: c._id, data: { text } }, { onSuccess: () => closeBox('edit') });
+    update.mutate(
+      { campaignId, commentId: c._id, data: { text } },
+      {
+        onSuccess: (saved) => {
+          closeBox('edit');
+          onChanged?.(saved);
+        },
+      },
+    );
   }
 
   const className = ['comment', deleted && 'comment-deleted', c.hidden && 'comment-hidden'].filter(Boolean).join(' ');
@@ -165,7 +181,7 @@ export function CommentItem({ comment: c, campaignId, viewer }: CommentItemProps
             type="button"
             className="button button-small button-ghost comment-delete"
             disabled={busy}
-            onClick={() => remove.mutate({ campaignId, commentId: c._id })}
+            onClick={() => remove.mutate({ campaignId, commentId: c._id }, { onSuccess: (gone) => onChanged?.(gone) })}
           >
             Delete
           </button>
