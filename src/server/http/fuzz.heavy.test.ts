@@ -32,11 +32,13 @@ beforeAll(async () => {
   // rate limits off: otherwise most generated calls would only ever see a 429
   app = await buildTestApp(database, { rateLimitPerMinute: 0 });
   const { db } = database;
-  await db.execute(sql.raw(`
-    create table fuzz_writes (n bigint not null);
-    insert into fuzz_writes values (0);
-    create function fuzz_count() returns trigger language plpgsql as $$
-    begin update fuzz_writes set n = n + 1; return null; end $$;`));
+  // one statement a call: PGlite prepares each one
+  await db.execute(sql.raw('create table fuzz_writes (n bigint not null)'));
+  await db.execute(sql.raw('insert into fuzz_writes values (0)'));
+  await db.execute(
+    sql.raw(`create function fuzz_count() returns trigger language plpgsql as $$
+      begin update fuzz_writes set n = n + 1; return null; end $$`),
+  );
   const tables = rowsOf<{ tablename: string }>(await db.execute(sql`select tablename from pg_tables where schemaname = 'public'`));
   for (const { tablename } of tables) {
     if (UNCOUNTED.has(tablename)) continue;
