@@ -5,6 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
+import { blocks, campaigns, favorites, users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
 import { startHarness, type Harness } from './harness';
 
@@ -147,6 +148,36 @@ describe('favorites', () => {
     // the profile page agrees
     await page.goto(`/profiles/${maker.userId}`);
     await page.getByRole('button', { name: '☆ Favorite' }).waitFor();
+  });
+
+  it('shows the first 20 favorites and the rest as the list scrolls; Unfavorite works on a later page', async () => {
+    const fan = await person('fan_many');
+    const maker = await person('maker_many');
+    // 25 campaigns and favorites straight into the tables, newest first: Many 0 .. Many 24
+    const made = await h.database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 25 }, (_, i) => ({ ownerId: maker.userId, title: `Many ${i}` })))
+      .returning({ id: campaigns.id, title: campaigns.title });
+    const base = Date.now();
+    await h.database.db
+      .insert(favorites)
+      .values(made.map((c, i) => ({ userId: fan.userId, targetType: 'campaign' as const, targetId: c.id, createdAt: new Date(base - i * 1000) })));
+
+    const { page } = await openPage();
+    await logIn(page, fan.email);
+    await page.goto('/favorites');
+    const list = panel(page).getByRole('list', { name: 'Favorite campaigns' });
+    const titles = () => list.locator('.compact-title').allInnerTexts();
+    await list.waitFor();
+    expect((await titles()).slice(0, 20)).toEqual(made.slice(0, 20).map((c) => c.title));
+    await page.locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+    await expect.poll(titles).toEqual(made.map((c) => c.title));
+    // a favorite of the second page goes away
+    const last = list.getByRole('listitem').filter({ hasText: 'Many 24' });
+    await last.getByRole('button', { name: 'Unfavorite' }).click();
+    await expect.poll(titles).toEqual(made.slice(0, 24).map((c) => c.title));
+    expect(await favoritesOf(fan, 'campaign')).not.toContain(made[24].id);
+    expect(await panel(page).getByText('No favorites in this tab.').count()).toBe(0);
   });
 });
 
@@ -409,6 +440,36 @@ describe('blocks', () => {
     await page.getByRole('button', { name: 'Block', exact: true }).click();
     await page.getByRole('button', { name: 'Unblock' }).click();
     await page.getByRole('button', { name: 'Block', exact: true }).waitFor();
+  });
+
+  it('lists the first 20 blocked people and the rest as the list scrolls', async () => {
+    const me = await person('blocks_many');
+    // 25 people and blocks straight into the tables, newest first: Blocked 0 .. Blocked 24
+    const people = await h.database.db
+      .insert(users)
+      .values(Array.from({ length: 25 }, (_, i) => ({ email: `blocked.many.${i}@example.com`, name: `Blocked ${i}`, passwordHash: 'not-a-hash' })))
+      .returning({ id: users.id, name: users.name });
+    const base = Date.now();
+    await h.database.db.insert(blocks).values(people.map((p, i) => ({ blockerId: me.userId, blockedId: p.id, createdAt: new Date(base - i * 1000) })));
+
+    const { page } = await openPage();
+    await logIn(page, me.email);
+    await page.goto('/blocked');
+    const list = page.getByRole('list', { name: 'Blocked people' });
+    const names = () => list.locator('.person-name').allInnerTexts();
+    await list.waitFor();
+    expect((await names()).slice(0, 20)).toEqual(people.slice(0, 20).map((p) => p.name));
+    await page.locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+    await expect.poll(names).toEqual(people.map((p) => p.name));
+    // the profile of someone far down the list knows they are blocked
+    await page.goto(`/profiles/${people[24].id}`);
+    await page.getByRole('status').filter({ hasText: 'Blocked' }).waitFor();
+    await page.getByRole('button', { name: 'Unblock' }).click();
+    await page.getByRole('button', { name: 'Block', exact: true }).waitFor();
+    await page.goto('/blocked');
+    await list.waitFor();
+    await page.locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+    await expect.poll(names).toEqual(people.slice(0, 24).map((p) => p.name));
   });
 
   it('shows Not found for an unknown profile', async () => {

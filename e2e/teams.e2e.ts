@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { users } from '../src/server/db/schema';
+import { projects, teamMembers, teams, users } from '../src/server/db/schema';
 import { call, PASSWORD, pngImage, signUp } from '../test/helpers';
 import { startHarness, type Harness } from './harness';
 
@@ -275,5 +275,73 @@ describe('a team from creation on a project to its members coming and going', ()
     await page.getByRole('region', { name: 'Teams' }).getByText('No teams yet.').waitFor();
     await page.goto('/teams/00000000-0000-4000-8000-000000000000');
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
+  });
+});
+
+describe('long lists of teams and members', () => {
+  it('shows 50 members with Load more members, and scrolls through a project’s, my and a person’s teams', async () => {
+    const owner = await signUp(h.app, { username: 'big_band_owner' });
+    const { db } = h.database;
+    // straight into the tables: 54 members (Member 00 .. Member 53, oldest first) and 24 more teams
+    const people = await db
+      .insert(users)
+      .values(Array.from({ length: 54 }, (_, i) => ({ email: `big.band.${i}@example.com`, username: `member_${String(i).padStart(2, '0')}`, passwordHash: 'not-a-hash' })))
+      .returning({ id: users.id, username: users.username });
+    const [project] = await db.insert(projects).values({ ownerId: owner.userId, title: 'Big band project' }).returning();
+    const base = Date.now() - 3600_000;
+    const made = await db
+      .insert(teams)
+      .values(Array.from({ length: 25 }, (_, i) => ({ ownerId: owner.userId, name: `Band ${String(i).padStart(2, '0')}`, projectId: project.id, createdAt: new Date(base - i * 1000) })))
+      .returning({ id: teams.id, name: teams.name });
+    await db.insert(teamMembers).values(made.map((t) => ({ teamId: t.id, userId: owner.userId, role: 'manager' as const, status: 'active' as const, createdAt: new Date(base - 10_000_000) })));
+    const bigTeam = made[0];
+    await db.insert(teamMembers).values(people.map((p, i) => ({ teamId: bigTeam.id, userId: p.id, status: 'active' as const, createdAt: new Date(base + i * 1000) })));
+    const everyone = ['big_band_owner', ...people.map((p) => p.username!)];
+    const teamNames = made.map((t) => t.name);
+
+    // a visitor: the first 50 members, then the rest with the button, which then goes away
+    const visitor = (await h.newPage()).page;
+    await visitor.goto(`/teams/${bigTeam.id}`);
+    const members = visitor.getByRole('region', { name: 'Members' });
+    // each row's name (the avatar's initial and the Owner mark left out)
+    const memberNames = () => members.locator('tbody th .owner-link > span:last-child').allInnerTexts();
+    await expect.poll(memberNames).toEqual(everyone.slice(0, 50));
+    await members.getByRole('button', { name: 'Load more members' }).click();
+    await expect.poll(memberNames).toEqual(everyone);
+    await members.getByRole('button', { name: 'Load more members' }).waitFor({ state: 'detached' });
+
+    // the owner's manage page: the same, and a member of the second page can be changed
+    const op = await personPage(owner.email);
+    await op.goto(`/teams/${bigTeam.id}/manage`);
+    const manageMembers = op.getByRole('region', { name: 'Members' });
+    await op.getByText('55 active members').waitFor();
+    await expect.poll(() => manageMembers.locator('tbody tr').count()).toBe(50);
+    await manageMembers.getByRole('button', { name: 'Load more members' }).click();
+    await expect.poll(() => manageMembers.locator('tbody tr').count()).toBe(55);
+    await rowOf(manageMembers, 'member_53').getByRole('button', { name: 'Make manager' }).click();
+    await expect.poll(() => memberRow(rowOf(manageMembers, 'member_53'))).toEqual(['Manager', 'Active', 'Make member', 'Remove']);
+    await expect.poll(() => manageMembers.locator('tbody tr').count()).toBe(55);
+
+    // the project's Teams table: 20 first, the rest as it scrolls into view
+    await op.goto(`/projects/${project.id}`);
+    const projectTeams = op.getByRole('region', { name: 'Teams' });
+    const rowNames = () => projectTeams.locator('tbody th').allInnerTexts();
+    await expect.poll(async () => (await rowNames()).slice(0, 20)).toEqual(teamNames.slice(0, 20));
+    await projectTeams.locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+    await expect.poll(rowNames).toEqual(teamNames);
+    expect(await dataCells(rowOf(projectTeams, 'Band 00'))).toEqual(['55', 'Manager, Member, Member', 'Manage']);
+
+    // my teams (/my, Teams tab) and the owner's profile (Teams tab)
+    for (const [path, listName] of [
+      ['/my?tab=teams', 'My teams'],
+      [`/profiles/${owner.userId}?tab=teams`, 'Teams of big_band_owner'],
+    ] as const) {
+      await op.goto(path);
+      const list = op.getByRole('list', { name: listName });
+      const titles = () => list.locator('.compact-title').allInnerTexts();
+      await expect.poll(async () => (await titles()).slice(0, 20)).toEqual(teamNames.slice(0, 20));
+      await op.locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+      await expect.poll(titles).toEqual(teamNames);
+    }
   });
 });

@@ -198,6 +198,9 @@ export const M = {
   showMoreReplies: 'Show more replies',
   loadingMore: 'Loading…',
   loadMoreFailed: 'Could not load more. Try again.',
+
+  // Paged members (the team page and the manage page)
+  loadMoreMembers: 'Load more members',
 } as const;
 
 export type MessageKey = keyof typeof M;

@@ -1,5 +1,5 @@
 import { Link } from 'react-router-dom';
-import { TEAM_TABLE_ROLES } from '../../shared/constants';
+import { PAGE_SIZE, TEAM_TABLE_ROLES } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import type { TeamDto } from '../../shared/schemas/teams';
 import { useSession } from '../auth/useSession';
@@ -7,6 +7,7 @@ import { errorMessage } from '../lib/errors';
 import { trpc } from '../trpc';
 import { Loading } from './Loading';
 import { Notice } from './Notice';
+import { InfiniteTail, nextCursorOf, teamsOf } from './TeamRows';
 
 const ROLE_TEXT: Record<TeamDto['members'][number]['role'], string> = { member: 'Member', manager: 'Manager' };
 
@@ -23,10 +24,12 @@ export function firstRoles(team: Pick<TeamDto, 'members'>): string {
  * The Teams section of /projects/{id} (spec section 2): a table of the teams attached to the
  * project (name linking to the team, active member count, the first three roles, and a Manage
  * link for the team's owner), and '+ Create Team' (/teams/new?projectId=) for signed-in people.
+ * Pages of 20 teams, newest first; the next loads as the end of the table scrolls into view.
  */
 export function ProjectTeams({ projectId }: { projectId: string }) {
   const { user, isSignedIn } = useSession();
-  const teams = trpc.teams.ofProject.useQuery({ projectId });
+  const teams = trpc.teams.ofProject.useInfiniteQuery({ projectId, limit: PAGE_SIZE }, { getNextPageParam: nextCursorOf });
+  const items = teamsOf(teams);
   return (
     <section className="card project-teams" aria-labelledby="project-teams-heading">
       <div className="section-head">
@@ -39,51 +42,54 @@ export function ProjectTeams({ projectId }: { projectId: string }) {
       </div>
       {teams.isPending ? (
         <Loading />
-      ) : teams.isError ? (
+      ) : !teams.data ? (
         <Notice kind="error">{errorMessage(teams.error, M.teamsLoadFailed)}</Notice>
-      ) : teams.data.items.length === 0 ? (
+      ) : items.length === 0 && !teams.hasNextPage ? (
         <p className="muted">No teams yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table project-teams-table">
-            <thead>
-              <tr>
-                <th scope="col">Team</th>
-                <th scope="col" className="num">
-                  Members
-                </th>
-                <th scope="col">Roles</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {teams.data.items.map((t) => {
-                const path = `/teams/${encodeURIComponent(t._id)}`;
-                const nameId = `project-team-${t._id}`;
-                return (
-                  <tr key={t._id}>
-                    <th scope="row">
-                      <Link id={nameId} to={path}>
-                        {t.name}
-                      </Link>
-                    </th>
-                    <td className="num">{t.memberCount}</td>
-                    <td>{firstRoles(t)}</td>
-                    <td className="actions-cell">
-                      {user !== null && user._id === t.ownerId._id && (
-                        <Link className="button button-small button-secondary" to={`${path}/manage`} aria-describedby={nameId}>
-                          Manage
+        <>
+          <div className="table-wrap">
+            <table className="table project-teams-table">
+              <thead>
+                <tr>
+                  <th scope="col">Team</th>
+                  <th scope="col" className="num">
+                    Members
+                  </th>
+                  <th scope="col">Roles</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((t) => {
+                  const path = `/teams/${encodeURIComponent(t._id)}`;
+                  const nameId = `project-team-${t._id}`;
+                  return (
+                    <tr key={t._id}>
+                      <th scope="row">
+                        <Link id={nameId} to={path}>
+                          {t.name}
                         </Link>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+                      </th>
+                      <td className="num">{t.memberCount}</td>
+                      <td>{firstRoles(t)}</td>
+                      <td className="actions-cell">
+                        {user !== null && user._id === t.ownerId._id && (
+                          <Link className="button button-small button-secondary" to={`${path}/manage`} aria-describedby={nameId}>
+                            Manage
+                          </Link>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <InfiniteTail query={teams} />
+        </>
       )}
     </section>
   );

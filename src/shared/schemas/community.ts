@@ -11,7 +11,12 @@ import { PublicUserSchema } from './user';
 export const FavoriteTargetType = z.enum(FAVORITE_TARGET_TYPES, { error: M.favoriteTypeInvalid });
 
 export const FavoriteInput = z.object({ targetType: FavoriteTargetType, targetId: IdSchema });
-export const FavoritesQuery = z.object({ type: FavoriteTargetType.optional() });
+/**
+ * A page of my favorites: `type` (all types when absent), and the list query's `limit` (default
+ * 20, larger values capped to 100) and `cursor` (the previous page's `nextCursor`, opaque).
+ */
+export const FavoritesQuery = z.object({ type: FavoriteTargetType.optional() }).extend(ListQuery.pick({ limit: true, cursor: true }).shape);
+export type FavoritesQuery = z.input<typeof FavoritesQuery>;
 
 export const FavoriteSchema = z.object({
   _id: z.string(),
@@ -24,7 +29,13 @@ export const FavoriteSchema = z.object({
   profile: PublicUserSchema.optional(),
 });
 export type FavoriteDto = z.infer<typeof FavoriteSchema>;
-export const FavoriteListSchema = z.object({ items: z.array(FavoriteSchema) });
+/**
+ * A page of favorites, newest first. Favorites of things that are gone or hidden from the viewer
+ * are left out, so a page may hold fewer than `limit` items; `nextCursor` (null on the last page)
+ * says whether there are more.
+ */
+export const FavoriteListSchema = z.object({ items: z.array(FavoriteSchema), nextCursor: z.string().nullable() });
+export type FavoriteListDto = z.infer<typeof FavoriteListSchema>;
 export const FavoriteIdsSchema = z.object({ ids: z.array(z.string()) });
 export const FavoriteStateSchema = z.object({ favorited: z.boolean() });
 
@@ -120,5 +131,10 @@ export const BlockedUserSchema = z.object({
   imageUrl: z.string().nullable(),
   createdAt: z.date(),
 });
-export const BlockListSchema = z.object({ blocked: z.array(BlockedUserSchema) });
+/** A page of the people I blocked: `limit` (default 20, capped to 100) and `cursor`, as every list. */
+export const BlocksQuery = ListQuery.pick({ limit: true, cursor: true });
+export type BlocksQuery = z.input<typeof BlocksQuery>;
+/** Newest first; `nextCursor` is null on the last page. */
+export const BlockListSchema = z.object({ blocked: z.array(BlockedUserSchema), nextCursor: z.string().nullable() });
+export type BlockListDto = z.infer<typeof BlockListSchema>;
 export const BlockStateSchema = z.object({ blocked: z.boolean(), userId: z.string() });

@@ -10,12 +10,17 @@ import { PublicUserSchema } from './user';
  *
  * Shapes:
  * - A team (`TeamSchema`) is the same object everywhere; only `members` differs by call:
- *   - GET /teams/{id} (and create, update): every member the viewer may see — active members
- *     for everyone, plus the viewer's own row; the owner and active managers see every row
- *     (invited and requested too). Order: owner, then active, then oldest row first.
+ *   - GET /teams/{id} (and create, update): the first TEAM_MEMBERS_PAGE_SIZE (50) members the
+ *     viewer may see — active members for everyone, plus the viewer's own row; the owner and
+ *     active managers see every row (invited and requested too). Order: owner, then active,
+ *     then oldest row first. `membersNextCursor` continues them through the members call
+ *     (GET /teams/{id}/members?cursor=, tRPC teams.members), null when these are all.
  *   - lists (GET /teams, /teams/mine, a user's and a project's teams): the first three active
- *     members (owner first, then by when they were added) — the "first three roles" column.
+ *     members (owner first, then by when they were added) — the "first three roles" column;
+ *     no `membersNextCursor`.
  *   `memberCount` always counts active rows only (the owner included).
+ * - Every list is a page: `limit` (default 20; 50 for members; larger values capped to 100)
+ *   and `cursor` (the previous page's `nextCursor`, opaque; null on the last page).
  * - A member (`TeamMemberSchema`) is identified by its person's user id (`userId`); the
  *   `{memberId}` in /teams/{id}/members/{memberId} is that user id.
  */
@@ -24,6 +29,8 @@ export const TEAM_NAME_MAX = 120;
 export const TEAM_DESCRIPTION_MAX = 20_000;
 export const TEAM_TAG_MAX = 40;
 export const TEAM_TAGS_MAX = 30;
+/** Members per page: the members call's default and the first page a single team carries. */
+export const TEAM_MEMBERS_PAGE_SIZE = 50;
 
 const TeamName = text({ error: M.teamNameRequired })
   .trim()
@@ -68,6 +75,16 @@ export const TeamListQuery = ListQuery.extend({
   projectId: text().trim().max(100).optional().transform(blankToUndefined),
 });
 export type TeamListQuery = z.input<typeof TeamListQuery>;
+
+/** A page of my teams, a person's teams or a project's teams: `limit` (default 20, capped to 100) and `cursor`. */
+export const TeamPageQuery = ListQuery.pick({ limit: true, cursor: true });
+export type TeamPageQuery = z.input<typeof TeamPageQuery>;
+
+/** A page of a team's members: `limit` (default 50, capped to 100, like every list) and `cursor`. */
+export const TeamMembersQuery = TeamPageQuery.extend({
+  limit: ListQuery.shape.limit.unwrap().unwrap().optional().default(TEAM_MEMBERS_PAGE_SIZE),
+});
+export type TeamMembersQuery = z.input<typeof TeamMembersQuery>;
 
 /**
  * Invite (or, for the owner, add) a person. Exactly one way to name them is used, in this
@@ -150,6 +167,11 @@ export const TeamSchema = z.object({
   /** Active members, the owner included. */
   memberCount: z.number(),
   members: z.array(TeamMemberSchema),
+  /**
+   * Only on a single team (GET /teams/{id}, create, update): the members call's `cursor` for the
+   * members after `members` (null when these are all). Lists leave it out.
+   */
+  membersNextCursor: z.string().nullable().optional(),
   /** The viewer's own row (null when signed out or not on the team). */
   myMembership: MembershipSchema.nullable(),
   createdAt: z.date(),
@@ -167,11 +189,16 @@ export const TeamListSchema = z.object({
 });
 export type TeamListDto = z.infer<typeof TeamListSchema>;
 
-/** Unpaged team lists: my teams, a person's teams, a project's teams (newest first). */
-export const TeamItemsSchema = z.object({ items: z.array(TeamSchema), total: z.number() });
+/**
+ * A page of my teams, a person's teams or a project's teams (newest first). `total` counts them
+ * all; `nextCursor` is null on the last page (also when it is exactly full).
+ */
+export const TeamItemsSchema = z.object({ items: z.array(TeamSchema), total: z.number(), nextCursor: z.string().nullable() });
 export type TeamItemsDto = z.infer<typeof TeamItemsSchema>;
 
-export const TeamMembersSchema = z.object({ items: z.array(TeamMemberSchema) });
+/** A page of the members the viewer may see (order and visibility as GET /teams/{id}); `nextCursor` is null on the last page. */
+export const TeamMembersSchema = z.object({ items: z.array(TeamMemberSchema), nextCursor: z.string().nullable() });
+export type TeamMembersDto = z.infer<typeof TeamMembersSchema>;
 export const TeamTagsSchema = z.object({ tags: z.array(z.string()) });
 
 export const TeamSuggestedUserSchema = PublicUserSchema.extend({ sharedTags: z.array(z.string()) });

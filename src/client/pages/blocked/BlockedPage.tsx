@@ -1,5 +1,7 @@
 import { useId } from 'react';
+import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
+import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { PersonSummary } from '../../components/PersonSummary';
@@ -14,21 +16,31 @@ interface Blocked {
   imageUrl: string | null;
 }
 
-/** /blocked (signed in only): the people I blocked, each with their id and Unblock; 'No blocked users.' when none. */
+const PAGE = { limit: PAGE_SIZE };
+
+/**
+ * /blocked (signed in only): the people I blocked, newest first, each with their id and Unblock;
+ * 'No blocked users.' when none. Pages of 20; the next loads as the end of the list scrolls into
+ * view (infinite scroll, as the other lists).
+ */
 export default function BlockedPage() {
   usePageTitle('Blocked profiles');
   const utils = trpc.useUtils();
-  const list = trpc.blocks.list.useQuery();
+  const list = trpc.blocks.list.useInfiniteQuery(PAGE, { getNextPageParam: (last) => last.nextCursor ?? undefined });
   const unblock = trpc.blocks.unblock.useMutation({
     onSuccess: (_res, input) => {
-      utils.blocks.list.setData(undefined, (old) => old && { blocked: old.blocked.filter((b) => b.userId !== input.userId) });
+      utils.blocks.list.setInfiniteData(
+        PAGE,
+        (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, blocked: p.blocked.filter((b) => b.userId !== input.userId) })) },
+      );
+      utils.blocks.status.setData({ userId: input.userId }, { blocked: false, userId: input.userId });
     },
-    onSettled: () => void utils.blocks.list.invalidate(),
+    onSettled: () => void utils.blocks.invalidate(),
   });
 
   let body;
   if (list.isPending) body = <Loading />;
-  else if (list.isError) {
+  else if (list.isError && !list.data) {
     body = (
       <div className="list-error">
         <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
@@ -37,19 +49,40 @@ export default function BlockedPage() {
         </button>
       </div>
     );
-  } else if (!list.data.blocked.length) body = <p className="empty-state muted">{M.noBlockedUsers}</p>;
-  else {
+  } else {
+    const blocked = list.data.pages.flatMap((p) => p.blocked);
     body = (
-      <ul className="people-rows" aria-label="Blocked people">
-        {list.data.blocked.map((b) => (
-          <BlockedRow
-            key={b.userId}
-            person={b}
-            busy={unblock.isPending && unblock.variables?.userId === b.userId}
-            onUnblock={() => unblock.mutate({ userId: b.userId })}
-          />
-        ))}
-      </ul>
+      <>
+        {!blocked.length ? (
+          !list.hasNextPage && <p className="empty-state muted">{M.noBlockedUsers}</p>
+        ) : (
+          <ul className="people-rows" aria-label="Blocked people">
+            {blocked.map((b) => (
+              <BlockedRow
+                key={b.userId}
+                person={b}
+                busy={unblock.isPending && unblock.variables?.userId === b.userId}
+                onUnblock={() => unblock.mutate({ userId: b.userId })}
+              />
+            ))}
+          </ul>
+        )}
+        <InfiniteScrollSentinel
+          hasMore={list.hasNextPage}
+          loading={list.isFetchingNextPage}
+          failed={list.isFetchNextPageError}
+          onLoadMore={() => void list.fetchNextPage()}
+        />
+        {list.isFetchingNextPage && <Loading />}
+        {list.isFetchNextPageError && (
+          <div className="list-error">
+            <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
+            <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
+              Try again
+            </button>
+          </div>
+        )}
+      </>
     );
   }
 

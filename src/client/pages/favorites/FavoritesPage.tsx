@@ -1,8 +1,10 @@
 import { useId, type ReactNode } from 'react';
+import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { FavoriteDto } from '../../../shared/schemas/community';
 import { CompactItemList } from '../../components/CompactItemList';
 import type { FavoriteTargetType } from '../../components/FavoriteButton';
+import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { PersonSummary } from '../../components/PersonSummary';
@@ -17,7 +19,11 @@ const TABS = [
   { id: 'profile', label: 'Profiles' },
 ] as const satisfies readonly { id: FavoriteTargetType; label: string }[];
 
-/** /favorites (signed in only): tabs Campaigns, Projects, Profiles; each item links to its page and can be unfavorited. */
+/**
+ * /favorites (signed in only): tabs Campaigns, Projects, Profiles; each item links to its page and
+ * can be unfavorited. Pages of 20, newest first; the next loads as the end of the list scrolls
+ * into view (infinite scroll, as the other lists).
+ */
 export default function FavoritesPage() {
   usePageTitle(M.navFavorites);
   const [tab, setTab] = useTabParam<FavoriteTargetType>(
@@ -34,13 +40,20 @@ export default function FavoritesPage() {
   );
 }
 
+/** The next page's cursor: null on the last page (a page may be short when favorites of hidden things were left out). */
+const nextCursor = (last: { nextCursor: string | null }) => last.nextCursor ?? undefined;
+
 function FavoritesTab({ type }: { type: FavoriteTargetType }) {
   const utils = trpc.useUtils();
-  const list = trpc.favorites.list.useQuery({ type });
+  const input = { type, limit: PAGE_SIZE };
+  const list = trpc.favorites.list.useInfiniteQuery(input, { getNextPageParam: nextCursor });
   const remove = trpc.favorites.remove.useMutation({
-    onSuccess: (_res, input) => {
-      utils.favorites.list.setData({ type }, (old) => old && { items: old.items.filter((f) => f.targetId !== input.targetId) });
-      utils.favorites.ids.setData({ type }, (old) => old && { ids: old.ids.filter((id) => id !== input.targetId) });
+    onSuccess: (_res, removed) => {
+      utils.favorites.list.setInfiniteData(
+        input,
+        (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.filter((f) => f.targetId !== removed.targetId) })) },
+      );
+      utils.favorites.ids.setData({ type }, (old) => old && { ids: old.ids.filter((id) => id !== removed.targetId) });
     },
     onSettled: () => {
       void utils.favorites.list.invalidate();
@@ -49,7 +62,7 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
   });
 
   if (list.isPending) return <Loading />;
-  if (list.isError) {
+  if (list.isError && !list.data) {
     return (
       <div className="list-error">
         <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
@@ -59,7 +72,7 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
       </div>
     );
   }
-  const items = list.data.items.filter((f) => f.targetType === type);
+  const items = list.data.pages.flatMap((p) => p.items).filter((f) => f.targetType === type);
   const removing = (f: FavoriteDto) => remove.isPending && remove.variables?.targetId === f.targetId;
   const unfavorite = (f: FavoriteDto, nameId?: string) => (
     <button
@@ -77,7 +90,8 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
     <>
       {remove.isError && <Notice kind="error">{errorMessage(remove.error, M.requestFailed)}</Notice>}
       {!items.length ? (
-        <p className="empty-state muted">{M.noFavorites}</p>
+        // a page of only hidden things is not the end: the sentinel below asks for the next one
+        !list.hasNextPage && <p className="empty-state muted">{M.noFavorites}</p>
       ) : type === 'profile' ? (
         <ul className="people-rows" aria-label="Favorite profiles">
           {items.map((f) => f.profile && <FavoriteProfile key={f._id} fav={f} action={unfavorite} />)}
@@ -98,6 +112,21 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
           label="Favorite projects"
           renderActions={(p, titleId) => unfavorite(p.fav, titleId)}
         />
+      )}
+      <InfiniteScrollSentinel
+        hasMore={list.hasNextPage}
+        loading={list.isFetchingNextPage}
+        failed={list.isFetchNextPageError}
+        onLoadMore={() => void list.fetchNextPage()}
+      />
+      {list.isFetchingNextPage && <Loading />}
+      {list.isFetchNextPageError && (
+        <div className="list-error">
+          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
+          <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
+            Try again
+          </button>
+        </div>
       )}
     </>
   );

@@ -7,7 +7,7 @@ import { InfiniteCompactList } from '../../components/InfiniteCompactList';
 import { nextPageParam } from '../../components/ItemList';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
-import { TeamRows } from '../../components/TeamRows';
+import { nextCursorOf, TeamRows } from '../../components/TeamRows';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 
@@ -85,9 +85,9 @@ export function OwnProjects() {
   return <InfiniteCompactList list={list} basePath="/projects" noun="project" label="My projects" emptyText={M.myProjectsPlaceholder} />;
 }
 
-/** Teams I own or belong to (teams.mine), with pending invites and requests marked. */
+/** Teams I own or belong to (teams.mine), with pending invites and requests marked; pages of 20 with infinite scroll. */
 export function OwnTeams() {
-  const teams = trpc.teams.mine.useQuery();
+  const teams = trpc.teams.mine.useInfiniteQuery({ limit: PAGE_SIZE }, { getNextPageParam: nextCursorOf });
   return <TeamRows query={teams} label="My teams" emptyText="Your teams will appear here." showMyStatus />;
 }
 

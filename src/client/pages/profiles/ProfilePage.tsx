@@ -11,7 +11,7 @@ import { Notice } from '../../components/Notice';
 import { Avatar } from '../../components/OwnerLink';
 import { displayName, ProfileTagList } from '../../components/PersonSummary';
 import { Tabs, useTabParam } from '../../components/Tabs';
-import { TeamRows } from '../../components/TeamRows';
+import { nextCursorOf, TeamRows } from '../../components/TeamRows';
 import { ZoomableImage } from '../../components/ZoomableImage';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
@@ -102,16 +102,20 @@ function ProfileView({ person }: { person: PublicUserDto }) {
   );
 }
 
-/** Block (blocks.block); once blocked, 'Blocked' and an Unblock button (blocks.unblock). */
+/**
+ * Block (blocks.block); once blocked, 'Blocked' and an Unblock button (blocks.unblock). Whether
+ * this person is blocked is asked about them alone (blocks.status), however long my list is.
+ */
 function BlockControl({ userId }: { userId: string }) {
   const utils = trpc.useUtils();
-  const blocks = trpc.blocks.list.useQuery();
-  const refresh = () => void utils.blocks.list.invalidate();
+  const status = trpc.blocks.status.useQuery({ userId });
+  // the status and /blocked's list (a press here adds to it or takes from it)
+  const refresh = () => void utils.blocks.invalidate();
   const block = trpc.blocks.block.useMutation({ onSuccess: refresh });
   const unblock = trpc.blocks.unblock.useMutation({ onSuccess: refresh });
-  if (blocks.isPending) return null;
-  const blocked = blocks.data?.blocked.some((b) => b.userId === userId) ?? false;
-  const busy = block.isPending || unblock.isPending || blocks.isFetching;
+  if (status.isPending) return null;
+  const blocked = status.data?.blocked ?? false;
+  const busy = block.isPending || unblock.isPending || status.isFetching;
   const failed = block.error ?? unblock.error;
   return (
     <span className="block-control">
@@ -145,6 +149,6 @@ function ProjectsTab({ userId, name }: { userId: string; name: string }) {
 }
 
 function TeamsTab({ userId, name }: { userId: string; name: string }) {
-  const teams = trpc.teams.ofUser.useQuery({ userId });
+  const teams = trpc.teams.ofUser.useInfiniteQuery({ userId, limit: PAGE_SIZE }, { getNextPageParam: nextCursorOf });
   return <TeamRows query={teams} label={`Teams of ${name}`} emptyText="No teams yet." />;
 }

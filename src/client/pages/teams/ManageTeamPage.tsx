@@ -13,7 +13,19 @@ import { TagInput } from '../../components/TagInput';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
-import { memberName, MemberName, ProjectOptions, ROLE_LABEL, SelectField, STATUS_LABEL, teamPath, useMyProjects } from './teamParts';
+import {
+  LoadMoreMembers,
+  memberName,
+  MemberName,
+  MembersPending,
+  ProjectOptions,
+  ROLE_LABEL,
+  SelectField,
+  STATUS_LABEL,
+  teamPath,
+  useMyProjects,
+  useTeamMembers,
+} from './teamParts';
 
 type Role = TeamMemberDto['role'];
 
@@ -56,10 +68,11 @@ export default function ManageTeamPage() {
       </section>
     );
   }
-  return <ManageView team={team.data} />;
+  return <ManageView team={team.data} readAt={team.dataUpdatedAt} />;
 }
 
-function ManageView({ team }: { team: TeamDto }) {
+/** `readAt`: when the team was read (its first page of members is as fresh as that). */
+function ManageView({ team, readAt }: { team: TeamDto; readAt: number }) {
   const [params] = useSearchParams();
   const projectParam = (params.get('projectId') ?? '').trim() || null;
   return (
@@ -74,7 +87,7 @@ function ManageView({ team }: { team: TeamDto }) {
         <InviteSection team={team} />
         <AttachSection team={team} projectParam={projectParam} />
       </div>
-      <MembersSection team={team} />
+      <MembersSection team={team} readAt={readAt} />
       <div className="manage-grid">
         <CoverSection team={team} />
         <TagsSection team={team} />
@@ -201,8 +214,10 @@ function AttachSection({ team, projectParam }: { team: TeamDto; projectParam: st
 
 type MemberAction = 'accept' | 'role' | 'remove';
 
-function MembersSection({ team }: { team: TeamDto }) {
+/** Every member row (the owner sees them all), 50 at a time with 'Load more members', each with its actions. */
+function MembersSection({ team, readAt }: { team: TeamDto; readAt: number }) {
   const utils = trpc.useUtils();
+  const { query, members } = useTeamMembers(team, readAt);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const update = trpc.teams.updateMember.useMutation();
@@ -234,52 +249,57 @@ function MembersSection({ team }: { team: TeamDto }) {
       <p className="muted">
         {team.memberCount} active {team.memberCount === 1 ? 'member' : 'members'}
       </p>
-      <div className="table-wrap">
-        <table className="table members-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {team.members.map((m) => {
-              const nameId = `member-${m.userId}`;
-              const disabled = busy !== null;
-              return (
-                <tr key={m.userId} aria-busy={busy === m.userId || undefined}>
-                  <th scope="row" id={nameId}>
-                    <MemberName member={m} />
-                  </th>
-                  <td>{ROLE_LABEL[m.role]}</td>
-                  <td>{STATUS_LABEL[m.status]}</td>
-                  <td className="actions-cell">
-                    {!m.isOwner && (
-                      <>
-                        {m.status === 'requested' && (
-                          <button type="button" className="button button-small" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'accept')}>
-                            Accept
+      {!query.data ? (
+        <MembersPending query={query} />
+      ) : (
+        <div className="table-wrap">
+          <table className="table members-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.map((m) => {
+                const nameId = `member-${m.userId}`;
+                const disabled = busy !== null;
+                return (
+                  <tr key={m.userId} aria-busy={busy === m.userId || undefined}>
+                    <th scope="row" id={nameId}>
+                      <MemberName member={m} />
+                    </th>
+                    <td>{ROLE_LABEL[m.role]}</td>
+                    <td>{STATUS_LABEL[m.status]}</td>
+                    <td className="actions-cell">
+                      {!m.isOwner && (
+                        <>
+                          {m.status === 'requested' && (
+                            <button type="button" className="button button-small" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'accept')}>
+                              Accept
+                            </button>
+                          )}
+                          <button type="button" className="button button-small button-secondary" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'role')}>
+                            {m.role === 'member' ? 'Make manager' : 'Make member'}
                           </button>
-                        )}
-                        <button type="button" className="button button-small button-secondary" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'role')}>
-                          {m.role === 'member' ? 'Make manager' : 'Make member'}
-                        </button>
-                        <button type="button" className="button button-small button-danger" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'remove')}>
-                          Remove
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                          <button type="button" className="button button-small button-danger" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'remove')}>
+                            Remove
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <LoadMoreMembers query={query} />
       <Notice kind="error">{error}</Notice>
     </section>
   );

@@ -8,7 +8,7 @@ import { OwnerLink } from '../../components/OwnerLink';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
-import { MemberName, ROLE_LABEL, STATUS_LABEL, TeamCover, teamPath } from './teamParts';
+import { LoadMoreMembers, MemberName, MembersPending, ROLE_LABEL, STATUS_LABEL, TeamCover, teamPath, useTeamMembers } from './teamParts';
 
 const BackLink = () => (
   <Link className="back-link" to="/teams">
@@ -34,10 +34,11 @@ export default function TeamDetailPage() {
       </section>
     );
   }
-  return <TeamView team={team.data} />;
+  return <TeamView team={team.data} readAt={team.dataUpdatedAt} />;
 }
 
-function TeamView({ team }: { team: TeamDto }) {
+/** `readAt`: when the team was read (its first page of members is as fresh as that). */
+function TeamView({ team, readAt }: { team: TeamDto; readAt: number }) {
   return (
     <article className="page item-detail team-detail">
       <BackLink />
@@ -51,7 +52,7 @@ function TeamView({ team }: { team: TeamDto }) {
             <h2 id="team-about-heading">About</h2>
             {team.description.trim() ? <p className="prewrap">{team.description}</p> : <p className="muted">No description yet.</p>}
           </section>
-          <MembersTable team={team} />
+          <MembersTable team={team} readAt={readAt} />
         </div>
         <aside className="detail-side card" aria-label="Team details">
           <dl className="facts">
@@ -93,35 +94,42 @@ function TeamView({ team }: { team: TeamDto }) {
   );
 }
 
-function MembersTable({ team }: { team: TeamDto }) {
+/** The members the viewer may see, 50 at a time, with 'Load more members' while there are more. */
+function MembersTable({ team, readAt }: { team: TeamDto; readAt: number }) {
+  const { query, members } = useTeamMembers(team, readAt);
   return (
     <section className="team-members" aria-labelledby="team-members-heading">
       <h2 id="team-members-heading">Members</h2>
-      {team.members.length === 0 ? (
+      {!query.data ? (
+        <MembersPending query={query} />
+      ) : members.length === 0 ? (
         <p className="muted">No members yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table members-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {team.members.map((m) => (
-                <tr key={m.userId}>
-                  <th scope="row">
-                    <MemberName member={m} />
-                  </th>
-                  <td>{ROLE_LABEL[m.role]}</td>
-                  <td>{STATUS_LABEL[m.status]}</td>
+        <>
+          <div className="table-wrap">
+            <table className="table members-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Status</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {members.map((m) => (
+                  <tr key={m.userId}>
+                    <th scope="row">
+                      <MemberName member={m} />
+                    </th>
+                    <td>{ROLE_LABEL[m.role]}</td>
+                    <td>{STATUS_LABEL[m.status]}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <LoadMoreMembers query={query} />
+        </>
       )}
     </section>
   );

@@ -1,8 +1,12 @@
 import { useId, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { Link } from 'react-router-dom';
 import { MAX_PAGE_SIZE } from '../../../shared/constants';
-import type { TeamDto, TeamMemberDto } from '../../../shared/schemas/teams';
+import { M } from '../../../shared/messages';
+import { TEAM_MEMBERS_PAGE_SIZE, type TeamDto, type TeamMemberDto } from '../../../shared/schemas/teams';
+import { Loading } from '../../components/Loading';
+import { Notice } from '../../components/Notice';
 import { Avatar, personName } from '../../components/OwnerLink';
+import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 
 /** Path of a team's page (and, with `/manage`, of its manage page). */
@@ -113,6 +117,69 @@ export function TeamCover({ team }: { team: Pick<TeamDto, 'name' | 'imageUrl'> }
   return (
     <div className="cover cover-placeholder team-cover" role="img" aria-label={`${team.name} (no image)`}>
       <span aria-hidden="true">{team.name.trim().charAt(0).toUpperCase() || '?'}</span>
+    </div>
+  );
+}
+
+/**
+ * The members the viewer may see (owner, active, then invited and requested), a page of 50 at a
+ * time from the members call; `members` are those of the loaded pages, each once. The first page
+ * is the one the team came with (read at `readAt`), so the table shows at once; any
+ * `utils.teams.invalidate()` after a change reads the loaded pages again.
+ */
+export function useTeamMembers(team: TeamDto, readAt: number) {
+  const query = trpc.teams.members.useInfiniteQuery(
+    { id: team._id, limit: TEAM_MEMBERS_PAGE_SIZE },
+    {
+      getNextPageParam: (last) => last.nextCursor ?? undefined,
+      initialData: { pages: [{ items: team.members, nextCursor: team.membersNextCursor ?? null }], pageParams: [undefined] },
+      initialDataUpdatedAt: readAt,
+    },
+  );
+  const seen = new Set<string>();
+  const members = (query.data?.pages ?? []).flatMap((p) => p.items).filter((m) => (seen.has(m.userId) ? false : (seen.add(m.userId), true)));
+  return { query, members };
+}
+type MembersQuery = ReturnType<typeof useTeamMembers>['query'];
+
+/** The members table's states before it has rows: Loading, or the failure with Try again. */
+export function MembersPending({ query }: { query: MembersQuery }) {
+  if (query.isPending) return <Loading />;
+  return (
+    <div className="list-error">
+      <Notice kind="error">{errorMessage(query.error, M.teamLoadFailed)}</Notice>
+      <button type="button" className="button button-secondary" onClick={() => void query.refetch()}>
+        Try again
+      </button>
+    </div>
+  );
+}
+
+/**
+ * 'Load more members' under a members table while more pages exist. While a page is on its way
+ * the button is aria-busy and a press does nothing (it keeps its focus); a failure says so and
+ * the button tries again.
+ */
+export function LoadMoreMembers({ query }: { query: MembersQuery }) {
+  if (!query.hasNextPage) return null;
+  const busy = query.isFetchingNextPage;
+  return (
+    <div className="load-more">
+      <div className="button-row">
+        <button
+          type="button"
+          className="button button-secondary"
+          aria-busy={busy || undefined}
+          aria-disabled={busy || undefined}
+          onClick={() => {
+            if (!busy) void query.fetchNextPage();
+          }}
+        >
+          {M.loadMoreMembers}
+        </button>
+      </div>
+      {busy && <Loading />}
+      {query.isFetchNextPageError && <Notice kind="error">{errorMessage(query.error, M.teamLoadFailed)}</Notice>}
     </div>
   );
 }

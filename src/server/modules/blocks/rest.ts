@@ -1,11 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { IdParams } from '../../../shared/schemas/campaigns';
-import { BlockInput, BlockListSchema, BlockStateSchema } from '../../../shared/schemas/community';
+import { BlockInput, BlockListSchema, BlocksQuery, BlockStateSchema } from '../../../shared/schemas/community';
 import { restRoute } from '../../http/rest';
 import type { Services } from '../../services';
 
 export function blocksRest(app: FastifyInstance, { blocks }: Services): void {
-  restRoute(app, { method: 'GET', url: '/api/blocks', response: BlockListSchema, handler: ({ actor }) => blocks.list(actor) });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/blocks',
+    query: BlocksQuery,
+    response: BlockListSchema,
+    handler: ({ query, actor }) => blocks.list(actor, query),
+  });
+  /** Whether I blocked this person: `{ blocked, userId }`. */
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/blocks/:id',
+    params: IdParams,
+    response: BlockStateSchema,
+    handler: ({ params, actor }) => blocks.status(actor, params.id),
+  });
   restRoute(app, {
     method: 'POST',
     url: '/api/blocks',

@@ -1,8 +1,17 @@
-import { BlockInput, BlockListSchema, BlockStateSchema } from '../../../shared/schemas/community';
+import { BlockInput, BlockListSchema, BlocksQuery, BlockStateSchema } from '../../../shared/schemas/community';
 import { authedProcedure, router } from '../../trpc/init';
 
 export const blocksRouter = router({
-  list: authedProcedure.output(BlockListSchema).query(({ ctx }) => ctx.services.blocks.list(ctx.actor)),
+  /** A page of the people I blocked (no input: the first 20). */
+  list: authedProcedure
+    .input(BlocksQuery.prefault({}))
+    .output(BlockListSchema)
+    .query(({ ctx, input }) => ctx.services.blocks.list(ctx.actor, input)),
+  /** Whether I blocked one person. */
+  status: authedProcedure
+    .input(BlockInput)
+    .output(BlockStateSchema)
+    .query(({ ctx, input }) => ctx.services.blocks.status(ctx.actor, input.userId)),
   block: authedProcedure
     .input(BlockInput)
     .output(BlockStateSchema)

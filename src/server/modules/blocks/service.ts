@@ -1,11 +1,15 @@
 import { and, desc, eq, or } from 'drizzle-orm';
+import type { z } from 'zod';
 import { M } from '../../../shared/messages';
+import type { BlockListDto, BlocksQuery } from '../../../shared/schemas/community';
 import { blocks, users } from '../../db/schema';
 import type { DbOrTx } from '../../db/client';
 import type { Actor, Deps } from '../../deps';
 import { badRequest, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import { afterCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
+import { pageOf, readCursor } from '../users/paging';
 
 /** True when either person has blocked the other (invites and join requests are refused then). */
 export async function blockedEitherWay(db: DbOrTx, a: string, b: string): Promise<boolean> {
@@ -20,15 +24,45 @@ export async function blockedEitherWay(db: DbOrTx, a: string, b: string): Promis
 export function createBlocksService(deps: Deps) {
   const { db } = deps;
   return {
-    async list(actor: Actor) {
+    /**
+     * A page of the people I blocked, newest first by (created_at, id) from the cursor on. The
+     * page is picked from my blocks alone and only its rows are joined to the people (joined
+     * first, every block of a long list would be).
+     */
+    async list(actor: Actor, query: z.output<typeof BlocksQuery>): Promise<BlockListDto> {
       const { user } = requireUser(actor);
-      const rows = await db
-        .select({ id: blocks.id, userId: users.id, username: users.username, name: users.name, imageUrl: users.imageUrl, createdAt: blocks.createdAt })
+      const cursor = readCursor(query.cursor);
+      const { limit } = query;
+      const picked = db
+        .select({ id: blocks.id, blockedId: blocks.blockedId, createdAt: blocks.createdAt })
         .from(blocks)
-        .innerJoin(users, eq(users.id, blocks.blockedId))
-        .where(eq(blocks.blockerId, user.id))
-        .orderBy(desc(blocks.createdAt));
-      return { blocked: rows.map((r) => ({ _id: r.id, userId: r.userId, username: r.username, name: r.name, imageUrl: r.imageUrl, createdAt: r.createdAt })) };
+        .where(and(eq(blocks.blockerId, user.id), cursor ? afterCursor(blocks.createdAt, blocks.id, cursor) : undefined))
+        .orderBy(desc(blocks.createdAt), desc(blocks.id))
+        // one row more than the page: it says whether there is a next page
+        .limit(limit + 1)
+        .as('picked');
+      const rows = await db
+        .select({ id: picked.id, userId: users.id, username: users.username, name: users.name, imageUrl: users.imageUrl, createdAt: picked.createdAt })
+        .from(picked)
+        .innerJoin(users, eq(users.id, picked.blockedId))
+        .orderBy(desc(picked.createdAt), desc(picked.id));
+      const { page, nextCursor } = pageOf(rows, limit, (r) => r);
+      return {
+        blocked: page.map((r) => ({ _id: r.id, userId: r.userId, username: r.username, name: r.name, imageUrl: r.imageUrl, createdAt: r.createdAt })),
+        nextCursor,
+      };
+    },
+
+    /** Whether I blocked this person (the profile's Block / Unblock): one row looked up, whatever the size of my list. */
+    async status(actor: Actor, userId: string) {
+      const { user } = requireUser(actor);
+      if (!isUuid(userId)) return { blocked: false, userId };
+      const [row] = await db
+        .select({ id: blocks.id })
+        .from(blocks)
+        .where(and(eq(blocks.blockerId, user.id), eq(blocks.blockedId, userId)))
+        .limit(1);
+      return { blocked: row !== undefined, userId };
     },
 
     /** Blocking twice is fine. */

@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { favorites, users } from '../../db/schema';
+import { campaigns, favorites, users } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, type Client } from '../../../../test/helpers';
+import { checkCap, checkPaging, groupedTimes, insertPeople, newestFirst, restPages, trpcPages, walk } from '../users/paging-checks';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -98,5 +99,95 @@ describe('favorites', () => {
     expect((await trpc(app, alice, 'mutation', 'favorites.remove', { targetType: 'campaign', targetId: c._id })).data).toEqual({ favorited: false });
     expect((await trpc(app, null, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: c._id })).status).toBe(401);
     expect((await trpc(app, alice, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+  });
+});
+
+describe('favorites, paged (both doors)', () => {
+  type Row = { id: string; targetId: string; createdAt: Date };
+  let pager: Awaited<ReturnType<typeof signUp>>;
+  let capper: Awaited<ReturnType<typeof signUp>>;
+  /** pager's 45 campaign favorites, newest first */
+  let expected: Row[];
+  /** capper's 105 profile favorites, newest first */
+  let expectedCap: Row[];
+
+  beforeAll(async () => {
+    pager = await signUp(app, { username: 'f_pager' });
+    capper = await signUp(app, { username: 'f_capper' });
+    // the rows are not the subject: straight into the tables
+    const made = await database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 45 }, (_, i) => ({ ownerId: bob.userId, title: `Paged campaign ${i}` })))
+      .returning({ id: campaigns.id });
+    const times = groupedTimes(45);
+    expected = newestFirst(
+      await database.db
+        .insert(favorites)
+        .values(made.map((c, i) => ({ userId: pager.userId, targetType: 'campaign' as const, targetId: c.id, createdAt: times[i] })))
+        .returning(),
+    );
+    const people = await insertPeople(database.db, 105, 'fp');
+    const capTimes = groupedTimes(105);
+    expectedCap = newestFirst(
+      await database.db
+        .insert(favorites)
+        .values(people.map((id, i) => ({ userId: capper.userId, targetType: 'profile' as const, targetId: id, createdAt: capTimes[i] })))
+        .returning(),
+    );
+  });
+
+  const ids = (body: { items: { targetId: string }[] }) => body.items.map((f) => f.targetId);
+  const doors = (who: Client | null, type?: string) => ({
+    rest: restPages(app, who, `/api/favorites${type ? `?type=${type}` : ''}`, ids),
+    trpc: trpcPages(app, who, 'favorites.list', type ? { type } : {}, ids),
+  });
+
+  it.each(['rest', 'trpc'] as const)('pages 20 at a time by cursor, newest first, with or without a type (%s)', async (door) => {
+    await checkPaging(doors(pager, 'campaign')[door], expected.map((r) => r.targetId), 20);
+    expect((await walk(doors(pager)[door], 20)).ids).toEqual(expected.map((r) => r.targetId));
+    // the thing itself comes with each
+    const first = await call(app, pager, { method: 'GET', url: '/api/favorites?type=campaign&limit=1' });
+    expect(first.json().items[0]).toMatchObject({ targetId: expected[0].targetId, campaign: { _id: expected[0].targetId } });
+    expect(Object.keys(first.json()).sort()).toEqual(['items', 'nextCursor']);
+    // another type: none
+    expect((await walk(doors(pager, 'project')[door])).ids).toEqual([]);
+  });
+
+  it.each(['rest', 'trpc'] as const)('caps a limit above 100 at 100 (%s)', async (door) => {
+    await checkCap(doors(capper, 'profile')[door], expectedCap.map((r) => r.targetId));
+  });
+
+  it.each(['rest', 'trpc'] as const)('never shows another person’s favorites, with or without their cursor; signed out is 401 (%s)', async (door) => {
+    const mine = await doors(pager, 'campaign')[door]({ limit: 20 });
+    const theirs = await doors(bob, 'campaign')[door]({ limit: 20, cursor: mine.nextCursor });
+    expect(theirs.status).toBe(200);
+    expect(theirs.ids).toEqual([]);
+    expect(theirs.nextCursor).toBeNull();
+    expect((await doors(null, 'campaign')[door]({})).status).toBe(401);
+    expect((await doors(null, 'campaign')[door]({ cursor: mine.nextCursor })).status).toBe(401);
+  });
+
+  it('goes on past a page whose favorites are all hidden: an empty page with a cursor, then the rest', async () => {
+    const hider = await signUp(app, { username: 'f_hider' });
+    const adult = await database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 20 }, (_, i) => ({ ownerId: bob.userId, title: `Adult ${i}`, type: 'adult' as const })))
+      .returning({ id: campaigns.id });
+    const plain = await database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 5 }, (_, i) => ({ ownerId: bob.userId, title: `Plain ${i}` })))
+      .returning({ id: campaigns.id });
+    const base = Date.parse('2031-05-01T12:00:00.000Z');
+    // the 20 newest are adult campaigns, which the hider may not see
+    await database.db
+      .insert(favorites)
+      .values([...adult, ...plain].map((c, i) => ({ userId: hider.userId, targetType: 'campaign' as const, targetId: c.id, createdAt: new Date(base - i) })));
+    const fetch = doors(hider, 'campaign').rest;
+    const first = await fetch({ limit: 20 });
+    expect(first.ids).toEqual([]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await fetch({ limit: 20, cursor: first.nextCursor });
+    expect(second.ids.sort()).toEqual(plain.map((c) => c.id).sort());
+    expect(second.nextCursor).toBeNull();
   });
 });

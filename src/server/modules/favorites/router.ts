@@ -11,8 +11,9 @@ import {
 import { authedProcedure, publicProcedure, router } from '../../trpc/init';
 
 export const favoritesRouter = router({
+  /** A page of my favorites (no input: the first 20 of every type). */
   list: authedProcedure
-    .input(FavoritesQuery)
+    .input(FavoritesQuery.prefault({}))
     .output(FavoriteListSchema)
     .query(({ ctx, input }) => ctx.services.favorites.list(ctx.actor, input)),
   ids: publicProcedure

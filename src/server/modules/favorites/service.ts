@@ -1,15 +1,17 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import type { FavoriteDto, FavoriteInput, FavoritesQuery } from '../../../shared/schemas/community';
+import type { FavoriteDto, FavoriteInput, FavoriteListDto, FavoritesQuery } from '../../../shared/schemas/community';
 import { favorites, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import { afterCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 import type { ProjectsService } from '../projects/service';
 import { toPublicUserDto } from '../users/dto';
+import { pageOf, readCursor } from '../users/paging';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type TargetType = Out<typeof FavoriteInput>['targetType'];
@@ -57,26 +59,45 @@ export function createFavoritesService(deps: Deps, items: { campaigns: Campaigns
       return { favorited: false };
     },
 
-    /** My favorites, newest first, each with the thing itself; favorites of things that are gone are left out. */
-    async list(actor: Actor, query: Out<typeof FavoritesQuery>): Promise<{ items: FavoriteDto[] }> {
+    /**
+     * A page of my favorites, newest first by (created_at, id) from the cursor on, each with the
+     * thing itself. Favorites of things that are gone or hidden from me are left out of the page
+     * (so it may be shorter than `limit`); `nextCursor` follows the rows read, so paging goes on
+     * past them and never shows a row twice.
+     */
+    async list(actor: Actor, query: Out<typeof FavoritesQuery>): Promise<FavoriteListDto> {
       const { user } = requireUser(actor);
+      const cursor = readCursor(query.cursor);
+      const { limit } = query;
       const rows = await db
         .select()
         .from(favorites)
-        .where(query.type ? and(eq(favorites.userId, user.id), eq(favorites.targetType, query.type)) : eq(favorites.userId, user.id))
-        .orderBy(desc(favorites.createdAt), desc(favorites.id));
-      const out: FavoriteDto[] = [];
-      for (const type of ['campaign', 'project', 'profile'] as const) {
-        const ofType = rows.filter((r) => r.targetType === type);
-        const found = await targets(actor, type, ofType.map((r) => r.targetId));
-        for (const r of ofType) {
-          const target = found.get(r.targetId);
-          if (!target) continue;
-          out.push({ _id: r.id, targetType: r.targetType, targetId: r.targetId, createdAt: r.createdAt, [type]: target } as FavoriteDto);
-        }
+        .where(
+          and(
+            eq(favorites.userId, user.id),
+            query.type ? eq(favorites.targetType, query.type) : undefined,
+            cursor ? afterCursor(favorites.createdAt, favorites.id, cursor) : undefined,
+          ),
+        )
+        .orderBy(desc(favorites.createdAt), desc(favorites.id))
+        // one row more than the page: it says whether there is a next page
+        .limit(limit + 1);
+      const { page, nextCursor } = pageOf(rows, limit, (r) => r);
+      // the things themselves, one lookup per type on the page
+      const found = new Map(
+        await Promise.all(
+          (['campaign', 'project', 'profile'] as const).map(
+            async (type) => [type, await targets(actor, type, page.filter((r) => r.targetType === type).map((r) => r.targetId))] as const,
+          ),
+        ),
+      );
+      const items: FavoriteDto[] = [];
+      for (const r of page) {
+        const target = found.get(r.targetType)?.get(r.targetId);
+        if (!target) continue;
+        items.push({ _id: r.id, targetType: r.targetType, targetId: r.targetId, createdAt: r.createdAt, [r.targetType]: target } as FavoriteDto);
       }
-      out.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-      return { items: out };
+      return { items, nextCursor };
     },
 
     /** Ids of my favorites of one type (for the buttons in lists); empty when signed out. */

@@ -9,7 +9,9 @@ import {
   TeamListSchema,
   TeamMemberParams,
   TeamMemberSchema,
+  TeamMembersQuery,
   TeamMembersSchema,
+  TeamPageQuery,
   TeamSchema,
   TeamSuggestedQuery,
   TeamSuggestedUsersSchema,
@@ -36,8 +38,9 @@ export function teamsRest(app: FastifyInstance, { teams }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/teams/mine',
+    query: TeamPageQuery,
     response: TeamItemsSchema,
-    handler: ({ actor }) => teams.mine(actor),
+    handler: ({ query, actor }) => teams.mine(actor, query),
   });
   restRoute(app, {
     method: 'POST',
@@ -76,8 +79,9 @@ export function teamsRest(app: FastifyInstance, { teams }: Services): void {
     method: 'GET',
     url: '/api/teams/:id/members',
     params: TeamIdParams,
+    query: TeamMembersQuery,
     response: TeamMembersSchema,
-    handler: ({ params, actor }) => teams.members(actor, params.id),
+    handler: ({ params, query, actor }) => teams.members(actor, params.id, query),
   });
   restRoute(app, {
     method: 'POST',

@@ -7,7 +7,9 @@ import {
   TeamListQuery,
   TeamListSchema,
   TeamMemberSchema,
+  TeamMembersQuery,
   TeamMembersSchema,
+  TeamPageQuery,
   TeamSchema,
   TeamSuggestedQuery,
   TeamSuggestedUsersSchema,
@@ -29,15 +31,19 @@ export const teamsRouter = router({
     .input(TeamListQuery)
     .output(TeamListSchema)
     .query(({ ctx, input }) => ctx.services.teams.list(ctx.actor, input)),
-  mine: authedProcedure.output(TeamItemsSchema).query(({ ctx }) => ctx.services.teams.mine(ctx.actor)),
+  /** A page of my teams (no input: the first 20). */
+  mine: authedProcedure
+    .input(TeamPageQuery.prefault({}))
+    .output(TeamItemsSchema)
+    .query(({ ctx, input }) => ctx.services.teams.mine(ctx.actor, input)),
   ofUser: publicProcedure
-    .input(z.object({ userId: IdSchema }))
+    .input(z.object({ userId: IdSchema }).extend(TeamPageQuery.shape))
     .output(TeamItemsSchema)
-    .query(({ ctx, input }) => ctx.services.teams.teamsOfUser(ctx.actor, input.userId)),
+    .query(({ ctx, input }) => ctx.services.teams.teamsOfUser(ctx.actor, input.userId, input)),
   ofProject: publicProcedure
-    .input(z.object({ projectId: IdSchema }))
+    .input(z.object({ projectId: IdSchema }).extend(TeamPageQuery.shape))
     .output(TeamItemsSchema)
-    .query(({ ctx, input }) => ctx.services.teams.teamsOfProject(ctx.actor, input.projectId)),
+    .query(({ ctx, input }) => ctx.services.teams.teamsOfProject(ctx.actor, input.projectId, input)),
   get: publicProcedure
     .input(ById)
     .output(TeamSchema)
@@ -58,9 +64,9 @@ export const teamsRouter = router({
       return { deleted: true as const };
     }),
   members: publicProcedure
-    .input(ById)
+    .input(ById.extend(TeamMembersQuery.shape))
     .output(TeamMembersSchema)
-    .query(({ ctx, input }) => ctx.services.teams.members(ctx.actor, input.id)),
+    .query(({ ctx, input }) => ctx.services.teams.members(ctx.actor, input.id, input)),
   invite: authedProcedure
     .input(z.object({ id: IdSchema, data: InviteMemberInput }))
     .output(TeamMemberSchema)

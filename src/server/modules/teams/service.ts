@@ -2,7 +2,9 @@ import { and, desc, eq, exists, getTableColumns, inArray, lte, ne, or, sql, type
 import type { z } from 'zod';
 import { TEAM_TABLE_ROLES } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
+import { DATE_MAX, DATE_MIN } from '../../../shared/schemas/common';
 import {
+  TEAM_MEMBERS_PAGE_SIZE,
   TEAM_TAGS_MAX,
   type CreateTeamInput,
   type InviteMemberInput,
@@ -11,6 +13,9 @@ import {
   type TeamListDto,
   type TeamListQuery,
   type TeamMemberDto,
+  type TeamMembersDto,
+  type TeamMembersQuery,
+  type TeamPageQuery,
   type TeamSuggestedQuery,
   type TeamSuggestedUsersDto,
   type UpdateMemberInput,
@@ -23,9 +28,10 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages, canSeeAdult } from '../../lib/items';
-import { afterCursor, decodeCursor, encodeCursor, searchCondition } from '../../lib/listing';
+import { afterCursor, searchCondition } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { toPublicUserDto } from '../users/dto';
+import { pageOf, readCursor } from '../users/paging';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type TeamRow = Omit<typeof teams.$inferSelect, 'searchVector'>;
@@ -102,7 +108,8 @@ function toMemberDto(m: MemberSelectRow, ownerId: string): TeamMemberDto {
   };
 }
 
-function toTeamDto(actor: Actor, r: TeamSelectRow, members: TeamMemberDto[]): TeamDto {
+/** A team as every call answers it; `membersNextCursor` only for a single team (lists leave it out). */
+function toTeamDto(actor: Actor, r: TeamSelectRow, members: TeamMemberDto[], membersNextCursor?: string | null): TeamDto {
   // a team of an adult project shows no project to people who may not see it
   const hideProject = r.projectType === 'adult' && !canSeeAdult(actor) && actor.user?.id !== r.t.ownerId;
   return {
@@ -117,6 +124,7 @@ function toTeamDto(actor: Actor, r: TeamSelectRow, members: TeamMemberDto[]): Te
     images: r.t.imageUrl ? [{ url: r.t.imageUrl, alt: r.t.name }] : [],
     memberCount: Number(r.memberCount),
     members,
+    ...(membersNextCursor === undefined ? {} : { membersNextCursor }),
     myMembership: r.myStatus && r.myRole ? { status: r.myStatus, role: r.myRole } : null,
     createdAt: r.t.createdAt,
     updatedAt: r.t.updatedAt,
@@ -126,6 +134,42 @@ function toTeamDto(actor: Actor, r: TeamSelectRow, members: TeamMemberDto[]): Te
 /** A Postgres text[] literal as one parameter (works the same on postgres.js and PGlite). */
 function textArray(values: readonly string[]): SQL {
   return sql`${`{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+}
+
+// --- members, paged -------------------------------------------------------------------------
+
+/**
+ * Where a member row stands in a team's member order: 0 the owner, 1 active, 2 invited or
+ * requested. Members are ordered by (rank, created_at, id), oldest first within a rank.
+ */
+function memberRank(ownerId: string): SQL<number> {
+  return sql<number>`(case when ${teamMembers.userId} = ${ownerId}::uuid then 0 when ${teamMembers.status} = 'active' then 1 else 2 end)`;
+}
+
+/** A members cursor: the last row's (rank, created_at, id), opaque to clients. */
+interface MemberCursor {
+  r: number;
+  t: string;
+  id: string;
+}
+
+function encodeMemberCursor(row: { rank: number | string; createdAt: Date; rowId: string }): string {
+  return Buffer.from(JSON.stringify({ r: Number(row.rank), t: row.createdAt.toISOString(), id: row.rowId })).toString('base64url');
+}
+
+/** A members cursor from a client; anything that is not one this server made is a 400 "Invalid cursor". */
+function readMemberCursor(raw: string | undefined): MemberCursor | null {
+  if (!raw) return null;
+  try {
+    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<MemberCursor>;
+    const ms = typeof v.t === 'string' ? Date.parse(v.t) : NaN;
+    if ((v.r === 0 || v.r === 1 || v.r === 2) && ms >= DATE_MIN && ms <= DATE_MAX && isUuid(v.id)) {
+      return { r: v.r, t: new Date(ms).toISOString(), id: v.id };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest(M.cursorInvalid);
 }
 
 export function createTeamsService(deps: Deps) {
@@ -161,32 +205,76 @@ export function createTeamsService(deps: Deps) {
   }
 
   /**
-   * One team with the members the viewer may see: everyone sees active members and their own
-   * row; the owner and active managers see every row.
+   * A page of the members the viewer may see, in member order (owner, active, then invited and
+   * requested; oldest first within each) from the cursor on: everyone sees active members and
+   * their own row; the owner and active managers see every row. Reads limit + 1 rows.
+   */
+  async function memberPage(
+    runner: DbOrTx,
+    team: { id: string; ownerId: string },
+    viewer: { id: string | null; seesAll: boolean },
+    limit: number,
+    cursor: MemberCursor | null,
+  ): Promise<TeamMembersDto> {
+    const rank = memberRank(team.ownerId);
+    const visible = viewer.seesAll
+      ? undefined
+      : viewer.id
+        ? or(eq(teamMembers.status, 'active'), eq(teamMembers.userId, viewer.id))
+        : eq(teamMembers.status, 'active');
+    const after = cursor ? sql`(${rank}, ${teamMembers.createdAt}, ${teamMembers.id}) > (${cursor.r}::int, ${cursor.t}::timestamptz, ${cursor.id}::uuid)` : undefined;
+    const rows = await runner
+      .select({ ...memberFields, rowId: teamMembers.id, rank })
+      .from(teamMembers)
+      .innerJoin(users, eq(users.id, teamMembers.userId))
+      .where(and(eq(teamMembers.teamId, team.id), visible, after))
+      .orderBy(rank, teamMembers.createdAt, teamMembers.id)
+      // one row more than the page: it says whether there is a next page
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((m) => toMemberDto(m, team.ownerId)),
+      nextCursor: rows.length > limit && last ? encodeMemberCursor(last) : null,
+    };
+  }
+
+  /** The owner and active managers see every member row; everyone else active rows and their own. */
+  const seesAllMembers = (viewerId: string | null, ownerId: string, myStatus: Status | null, myRole: Role | null) =>
+    viewerId !== null && (viewerId === ownerId || (myStatus === 'active' && myRole === 'manager'));
+
+  /**
+   * One team with the first TEAM_MEMBERS_PAGE_SIZE members the viewer may see (see memberPage)
+   * and the cursor for the rest.
    */
   async function load(actor: Actor, id: string, runner: DbOrTx = db): Promise<TeamDto> {
     if (!isUuid(id)) throw notFound(M.teamNotFound);
     const viewerId = actor.user?.id ?? null;
     const [row] = (await baseSelect(runner, viewerId).where(eq(teams.id, id)).limit(1)) as TeamSelectRow[];
     if (!row) throw notFound(M.teamNotFound);
-    const seesAll = viewerId === row.t.ownerId || (row.myStatus === 'active' && row.myRole === 'manager');
-    const visible = seesAll
-      ? undefined
-      : viewerId
-        ? or(eq(teamMembers.status, 'active'), eq(teamMembers.userId, viewerId))
-        : eq(teamMembers.status, 'active');
-    const members = await runner
-      .select(memberFields)
-      .from(teamMembers)
-      .innerJoin(users, eq(users.id, teamMembers.userId))
-      .where(and(eq(teamMembers.teamId, id), visible))
-      .orderBy(
-        sql`(${teamMembers.userId} = ${row.t.ownerId}::uuid) desc`,
-        sql`(${teamMembers.status} = 'active') desc`,
-        teamMembers.createdAt,
-        teamMembers.id,
-      );
-    return toTeamDto(actor, row, members.map((m) => toMemberDto(m, row.t.ownerId)));
+    const seesAll = seesAllMembers(viewerId, row.t.ownerId, row.myStatus, row.myRole);
+    const members = await memberPage(runner, row.t, { id: viewerId, seesAll }, TEAM_MEMBERS_PAGE_SIZE, null);
+    return toTeamDto(actor, row, members.items, members.nextCursor);
+  }
+
+  /** A page of my teams, a person's teams or a project's teams: the teams matching `where`, newest first, with their total. */
+  async function teamItems(actor: Actor, where: SQL, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
+    const cursor = readCursor(query.cursor);
+    const { limit } = query;
+    const [rows, total] = await Promise.all([
+      baseSelect(db, actor.user?.id ?? null)
+        .where(cursor ? and(where, afterCursor(teams.createdAt, teams.id, cursor)) : where)
+        .orderBy(desc(teams.createdAt), desc(teams.id))
+        // one row more than the page: it says whether there is a next page
+        .limit(limit + 1) as Promise<TeamSelectRow[]>,
+      db
+        .select({ n: sql<string>`count(*)` })
+        .from(teams)
+        .where(where)
+        .then((r) => Number(r[0]?.n ?? 0)),
+    ]);
+    const { page, nextCursor } = pageOf(rows, limit, (r) => r.t);
+    return { items: await listItems(actor, page), total, nextCursor };
   }
 
   async function memberDto(runner: DbOrTx, teamId: string, ownerId: string, userId: string): Promise<TeamMemberDto> {
@@ -296,7 +384,7 @@ export function createTeamsService(deps: Deps) {
     async list(actor: Actor, query: Out<typeof TeamListQuery>): Promise<TeamListDto> {
       const { q, page, limit, tag, projectId } = query;
       const empty = { items: [], total: 0, page, limit, nextCursor: null };
-      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+      const cursor = readCursor(query.cursor);
       const base: SQL[] = [];
       if (projectId) {
         if (!isUuid(projectId)) return empty;
@@ -319,63 +407,58 @@ export function createTeamsService(deps: Deps) {
           .where(base.length ? and(...base) : undefined)
           .then((r) => Number(r[0]?.n ?? 0)),
       ]);
-      const pageRows = rows.slice(0, limit);
-      return {
-        items: await listItems(actor, pageRows),
-        total,
-        page,
-        limit,
-        nextCursor: rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].t) : null,
-      };
+      const { page: pageRows, nextCursor } = pageOf(rows, limit, (r) => r.t);
+      return { items: await listItems(actor, pageRows), total, page, limit, nextCursor };
     },
 
-    /** Teams I own or have a row in (invited, requested or active), newest first, with my status and role. */
-    async mine(actor: Actor): Promise<TeamItemsDto> {
+    /**
+     * A page of the teams I own or have a row in (invited, requested or active), newest first,
+     * with my status and role. The owner always has a row (written with the team; it can neither
+     * leave nor be removed), so my rows alone name my teams, and the page is read from them
+     * (team_members_user_idx) rather than by walking every team.
+     */
+    async mine(actor: Actor, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       const { user } = requireUser(actor);
-      const rows = (await baseSelect(db, user.id)
-        .where(
-          or(
-            eq(teams.ownerId, user.id),
-            exists(db.select({ one: sql`1` }).from(teamMembers).where(and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, user.id)))),
-          ),
-        )
-        .orderBy(desc(teams.createdAt), desc(teams.id))) as TeamSelectRow[];
-      return { items: await listItems(actor, rows), total: rows.length };
+      return teamItems(actor, inArray(teams.id, db.select({ id: teamMembers.teamId }).from(teamMembers).where(eq(teamMembers.userId, user.id))), query);
     },
 
-    /** Teams in which a person is an active member (their owned teams included): the profile's Teams tab. */
-    async teamsOfUser(actor: Actor, userId: string): Promise<TeamItemsDto> {
+    /** A page of the teams in which a person is an active member (their owned teams included): the profile's Teams tab. */
+    async teamsOfUser(actor: Actor, userId: string, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       if (!isUuid(userId)) throw notFound(M.userNotFound);
       const [person] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId));
       if (!person) throw notFound(M.userNotFound);
-      const rows = (await baseSelect(db, actor.user?.id ?? null)
-        .where(
-          exists(
-            db
-              .select({ one: sql`1` })
-              .from(teamMembers)
-              .where(and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId), eq(teamMembers.status, 'active'))),
-          ),
-        )
-        .orderBy(desc(teams.createdAt), desc(teams.id))) as TeamSelectRow[];
-      return { items: await listItems(actor, rows), total: rows.length };
+      return teamItems(
+        actor,
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(teamMembers)
+            .where(and(eq(teamMembers.teamId, teams.id), eq(teamMembers.userId, userId), eq(teamMembers.status, 'active'))),
+        ),
+        query,
+      );
     },
 
-    /** Teams attached to a project, with member count and the first three members: the project page's Teams table. */
-    async teamsOfProject(actor: Actor, projectId: string): Promise<TeamItemsDto> {
+    /** A page of the teams attached to a project, with member count and the first three members: the project page's Teams table. */
+    async teamsOfProject(actor: Actor, projectId: string, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
       const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId));
       if (!p || (p.type === 'adult' && !canSeeAdult(actor) && actor.user?.id !== p.ownerId)) throw notFound(M.projectNotFound);
-      const rows = (await baseSelect(db, actor.user?.id ?? null)
-        .where(eq(teams.projectId, projectId))
-        .orderBy(desc(teams.createdAt), desc(teams.id))) as TeamSelectRow[];
-      return { items: await listItems(actor, rows), total: rows.length };
+      return teamItems(actor, eq(teams.projectId, projectId), query);
     },
 
     get: (actor: Actor, id: string) => load(actor, id),
 
-    async members(actor: Actor, id: string): Promise<{ items: TeamMemberDto[] }> {
-      return { items: (await load(actor, id)).members };
+    /** A page of the members the viewer may see (order and visibility as `get`). */
+    async members(actor: Actor, id: string, query: Out<typeof TeamMembersQuery>): Promise<TeamMembersDto> {
+      if (!isUuid(id)) throw notFound(M.teamNotFound);
+      const cursor = readMemberCursor(query.cursor);
+      const viewerId = actor.user?.id ?? null;
+      const [team] = await db.select({ id: teams.id, ownerId: teams.ownerId }).from(teams).where(eq(teams.id, id));
+      if (!team) throw notFound(M.teamNotFound);
+      const mine = viewerId && viewerId !== team.ownerId ? await rowOf(db, team.id, viewerId) : undefined;
+      const seesAll = seesAllMembers(viewerId, team.ownerId, mine?.status ?? null, mine?.role ?? null);
+      return memberPage(db, team, { id: viewerId, seesAll }, query.limit, cursor);
     },
 
     /** Creates a team; its owner gets an active manager row in the same transaction. */

@@ -147,7 +147,7 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
       api.ok(res, 201);
       const t = res.body;
       expect(Object.keys(t).sort()).toEqual(
-        ['_id', 'createdAt', 'description', 'imageUrl', 'images', 'memberCount', 'members', 'myMembership', 'name', 'ownerId', 'projectId', 'projectTitle', 'tags', 'updatedAt'].sort(),
+        ['_id', 'createdAt', 'description', 'imageUrl', 'images', 'memberCount', 'members', 'membersNextCursor', 'myMembership', 'name', 'ownerId', 'projectId', 'projectTitle', 'tags', 'updatedAt'].sort(),
       );
       expect(t).toMatchObject({
         name: `${tok} Loom crew`,
@@ -162,6 +162,7 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
         myMembership: { status: 'active', role: 'manager' },
       });
       expect(t.members).toHaveLength(1);
+      expect(t.membersNextCursor).toBeNull();
       expect(Object.keys(t.members[0]).sort()).toEqual(
         ['avatarUrl', 'createdAt', 'imageUrl', 'isOwner', 'name', 'role', 'status', 'updatedAt', 'userId', 'username'].sort(),
       );
@@ -694,7 +695,7 @@ describe("a person's teams and a project's teams (teams.ofUser, teams.ofProject,
     expect(ofJay.data.items.map((t: { name: string }) => t.name)).toEqual(['Ivy A']);
     const ofKim = await trpc(app, null, 'query', 'teams.ofUser', { userId: kim.userId });
     expect(ofKim.data.items.map((t: { name: string }) => t.name)).toEqual(['Kim C', 'Ivy A']);
-    expect((await trpc(app, null, 'query', 'teams.ofUser', { userId: max.userId })).data).toEqual({ items: [], total: 0 });
+    expect((await trpc(app, null, 'query', 'teams.ofUser', { userId: max.userId })).data).toEqual({ items: [], total: 0, nextCursor: null });
     expect((await trpc(app, null, 'query', 'teams.ofUser', { userId: UNKNOWN })).status).toBe(404);
     expect((await trpc(app, null, 'query', 'teams.ofUser', { userId: 'nope' })).error?.message).toBe(M.userNotFound);
 
@@ -713,8 +714,8 @@ describe("a person's teams and a project's teams (teams.ofUser, teams.ofProject,
 
     // the service functions another module wires (GET /api/public/users/{id}/teams)
     const actor = { user: null, session: null, ip: '127.0.0.1' };
-    expect((await app.services.teams.teamsOfUser(actor, jay.userId)).items.map((t) => t._id)).toEqual([a._id]);
-    expect((await app.services.teams.teamsOfProject(actor, p.id)).items.map((t) => t._id)).toEqual([b._id, a._id]);
+    expect((await app.services.teams.teamsOfUser(actor, jay.userId, { limit: 20 })).items.map((t) => t._id)).toEqual([a._id]);
+    expect((await app.services.teams.teamsOfProject(actor, p.id, { limit: 20 })).items.map((t) => t._id)).toEqual([b._id, a._id]);
 
     // an adult project's teams are hidden from people without access
     const [adult] = await database.db.insert(projects).values({ ownerId: ivy.userId, title: 'Adult', type: 'adult' }).returning();

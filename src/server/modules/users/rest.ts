@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { CampaignListSchema, IdParams, ListQuery } from '../../../shared/schemas/campaigns';
 import { PublicUserListSchema, PublicUsersQuery, UpdateProfileInput } from '../../../shared/schemas/profiles';
 import { SuggestedUsersQuery } from '../../../shared/schemas/tags';
-import { TeamItemsSchema } from '../../../shared/schemas/teams';
+import { TeamItemsSchema, TeamPageQuery } from '../../../shared/schemas/teams';
 import { PublicUserSchema, UserSchema } from '../../../shared/schemas/user';
 import { restRoute } from '../../http/rest';
 import type { Services } from '../../services';
@@ -42,8 +42,9 @@ export function usersRest(app: FastifyInstance, { users, campaigns, teams }: Ser
     method: 'GET',
     url: '/api/public/users/:id/teams',
     params: IdParams,
+    query: TeamPageQuery,
     response: TeamItemsSchema,
-    handler: ({ params, actor }) => teams.teamsOfUser(actor, params.id),
+    handler: ({ params, query, actor }) => teams.teamsOfUser(actor, params.id, query),
   });
   restRoute(app, {
     method: 'PUT',
