@@ -70,6 +70,9 @@ export const favorites = pgTable(
   (t) => [
     uniqueIndex('favorites_user_target_key').on(t.userId, t.targetType, t.targetId),
     index('favorites_target_idx').on(t.targetType, t.targetId),
+    // my favorites, newest first, of every type and of one type (keyset paging reads them in order)
+    index('favorites_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
+    index('favorites_user_type_created_idx').on(t.userId, t.targetType, t.createdAt.desc(), t.id.desc()),
   ],
 );
 
@@ -89,6 +92,8 @@ export const blocks = pgTable(
   (t) => [
     uniqueIndex('blocks_blocker_blocked_key').on(t.blockerId, t.blockedId),
     index('blocks_blocked_idx').on(t.blockedId),
+    // the people I blocked, newest first (keyset paging)
+    index('blocks_blocker_created_idx').on(t.blockerId, t.createdAt.desc(), t.id.desc()),
     check('blocks_not_self', sql`${t.blockerId} <> ${t.blockedId}`),
   ],
 );

@@ -1,0 +1,3 @@
+CREATE INDEX "blocks_blocker_created_idx" ON "blocks" USING btree ("blocker_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "favorites_user_created_idx" ON "favorites" USING btree ("user_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "favorites_user_type_created_idx" ON "favorites" USING btree ("user_id","target_type","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
