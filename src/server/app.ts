@@ -10,12 +10,14 @@ import { registerErrorHandler } from './http/errors';
 import { registerRequestAuth } from './http/request-auth';
 import type { RestRouteMeta } from './http/rest';
 import { registerSecurityHeaders } from './http/security';
+import { dataDirKey } from './lib/keys';
 import { createRateLimiter } from './lib/rate-limit';
 import { createMailer, type Mailer } from './mail/mailer';
 import { authRest } from './modules/auth/rest';
 import { blocksRest } from './modules/blocks/rest';
 import { campaignsRest } from './modules/campaigns/rest';
 import { commentsRest } from './modules/comments/rest';
+import { donationsRest, paymentWebhooksRest } from './modules/donations/rest';
 import { favoritesRest } from './modules/favorites/rest';
 import { projectsRest } from './modules/projects/rest';
 import { tagsRest } from './modules/tags/rest';
@@ -23,6 +25,8 @@ import { teamsRest } from './modules/teams/rest';
 import { usersRest } from './modules/users/rest';
 import { uploadsRest } from './modules/uploads/rest';
 import { registerTrpcUploadLimit } from './modules/uploads/router';
+import { createPaymentProvider } from './payments';
+import type { PaymentProvider } from './payments/port';
 import { registerUploadsStatic } from './storage/serve';
 import { createLocalStorage, uploadsDir, type Storage } from './storage/storage';
 import { createServices, type Services } from './services';
@@ -52,6 +56,8 @@ export interface BuildAppOptions {
   clientDist?: string;
   /** Where uploads are stored (defaults to local disk under DATA_DIR/uploads). */
   storage?: Storage;
+  /** The payment provider (defaults to the configured one: config.stripe, else the sandbox). */
+  payments?: PaymentProvider;
 }
 
 /** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
@@ -86,8 +92,22 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log }));
   const storage = opts.storage ?? createLocalStorage(uploadsDir(config.dataDir));
-  const deps: Deps = { db, config, mailer, limiter: createRateLimiter(db, config.rateLimitPerMinute, { writes: config.writeLimits }), log: app.log, storage };
+  // the sandbox provider confirms payments through the webhook path: the same service call the route makes
+  let receiveWebhook: Services['donations']['receiveWebhook'] | undefined;
+  const payments =
+    opts.payments ?? (await createPaymentProvider(config, async (name, body, headers) => void (await receiveWebhook!(name, body, headers))));
+  const deps: Deps = {
+    db,
+    config,
+    mailer,
+    limiter: createRateLimiter(db, config.rateLimitPerMinute, { writes: config.writeLimits }),
+    log: app.log,
+    storage,
+    payments,
+    receiptKey: dataDirKey(config.dataDir, 'receipt-link.key'),
+  };
   const services = createServices(deps);
+  receiveWebhook = services.donations.receiveWebhook;
   app.decorate('deps', deps);
   app.decorate('services', services);
   const apiRoutes: FastifyInstance['apiRoutes'] = [];
@@ -112,6 +132,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       authRest(api, services, deps);
       campaignsRest(api, services);
       commentsRest(api, services);
+      donationsRest(api, services);
       favoritesRest(api, services);
       blocksRest(api, services);
       projectsRest(api, services);
@@ -120,6 +141,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       usersRest(api, services);
     },
   );
+  await app.register(async (api) => paymentWebhooksRest(api, services));
   // multipart parsing only in the uploads scope; uploaded files served from DATA_DIR/uploads
   await app.register(async (api) => uploadsRest(api, services));
   await registerUploadsStatic(app, uploadsDir(config.dataDir));

@@ -55,6 +55,9 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** Stripe instead of the built-in sandbox payment provider: both or neither. */
+  STRIPE_SECRET_KEY: optionalUrl,
+  STRIPE_WEBHOOK_SECRET: optionalUrl,
   /** HTTP server timeouts in milliseconds (README, "HTTP timeouts"). */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.requestTimeoutMs),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.headersTimeoutMs),
@@ -78,6 +81,8 @@ export type Config = {
   uploadQuotaBytes: number;
   uploadConcurrency: number;
   cookieSecure: boolean;
+  /** Set when Stripe takes payments (else the sandbox provider does). */
+  stripe?: { secretKey: string; webhookSecret: string };
   /** HTTP server timeouts in milliseconds (HTTP_TIMEOUT_DEFAULTS). */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -95,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  if (!c.STRIPE_SECRET_KEY !== !c.STRIPE_WEBHOOK_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither, for the test-mode sandbox)');
+  }
   const appUrl = (c.APP_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
   return {
     env: c.NODE_ENV,
@@ -112,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     uploadQuotaBytes: c.UPLOAD_QUOTA_MB * 1024 * 1024,
     uploadConcurrency: c.UPLOAD_CONCURRENCY,
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
+    stripe: c.STRIPE_SECRET_KEY && c.STRIPE_WEBHOOK_SECRET ? { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : undefined,
     requestTimeoutMs: c.HTTP_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: c.HTTP_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: c.HTTP_IDLE_TIMEOUT_MS,

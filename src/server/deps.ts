@@ -4,6 +4,7 @@ import type { Db } from './db/client';
 import type { Session, SessionUser } from './auth/session';
 import type { RateLimiter } from './lib/rate-limit';
 import type { Mailer } from './mail/mailer';
+import type { PaymentProvider } from './payments/port';
 import type { Storage } from './storage/storage';
 
 /** What every service needs from the outside world; built once per app in app.ts. */
@@ -15,6 +16,10 @@ export interface Deps {
   log: FastifyBaseLogger;
   /** Uploaded files (local disk under DATA_DIR/uploads by default). */
   storage: Storage;
+  /** The payment provider (the sandbox unless Stripe is configured). */
+  payments: PaymentProvider;
+  /** The secret behind guests' receipt links (made once into the data directory). */
+  receiptKey: Buffer;
 }
 
 /** Who is calling: the same for both doors. */

@@ -2,6 +2,7 @@ import type { Deps } from './deps';
 import { createAuthService } from './modules/auth/service';
 import { createBlocksService } from './modules/blocks/service';
 import { createCommentsService } from './modules/comments/service';
+import { createDonationsService } from './modules/donations/service';
 import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
 import { createProjectsService } from './modules/projects/service';
@@ -20,6 +21,7 @@ export function createServices(deps: Deps) {
     projects,
     favorites: createFavoritesService(deps, { campaigns, projects }),
     comments: createCommentsService(deps, { campaigns }),
+    donations: createDonationsService(deps, { provider: deps.payments, receiptKey: deps.receiptKey, campaigns }),
     blocks: createBlocksService(deps),
     tags: createTagsService(deps),
     teams: createTeamsService(deps),

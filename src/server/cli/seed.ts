@@ -13,10 +13,12 @@ import { openDatabase, type Db } from '../db/client';
 import { campaigns, emailOutbox, projects, users } from '../db/schema';
 import type { Actor, Deps, SignedInActor } from '../deps';
 import { recordChange } from '../lib/history';
+import { dataDirKey } from '../lib/keys';
 import { createRateLimiter } from '../lib/rate-limit';
 import { createMailer } from '../mail/mailer';
 import { setAdmin } from '../modules/users/admin-grant';
-import { createServices } from '../services';
+import { createSandboxProvider, sandboxKey } from '../payments/sandbox';
+import { createServices, type Services } from '../services';
 import { createLocalStorage, uploadsDir } from '../storage/storage';
 
 /**
@@ -491,7 +493,20 @@ function quietLogger(): FastifyBaseLogger {
  */
 export async function seedDeps(db: Db, config: Config, log: FastifyBaseLogger = quietLogger()): Promise<Deps> {
   const mailer = await createMailer({ db, smtpUrl: undefined, from: config.mailFrom, log });
-  return { db, config, mailer, limiter: createRateLimiter(db, 0), log, storage: createLocalStorage(uploadsDir(config.dataDir)) };
+  // the sandbox confirms payments through the donations service's webhook call, as in the app
+  let services: Services | undefined;
+  const deps: Deps = {
+    db,
+    config,
+    mailer,
+    limiter: createRateLimiter(db, 0),
+    log,
+    storage: createLocalStorage(uploadsDir(config.dataDir)),
+    payments: createSandboxProvider({ key: sandboxKey(config.dataDir), deliver: async (name, body, headers) => void (await services!.donations.receiveWebhook(name, body, headers)) }),
+    receiptKey: dataDirKey(config.dataDir, 'receipt-link.key'),
+  };
+  services = createServices(deps);
+  return deps;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -44,6 +44,11 @@ export const WRITE_BUDGETS = {
   follow: [{ limit: 60, windowMs: MINUTE }],
   favorite: [{ limit: 60, windowMs: MINUTE }],
   block: [{ limit: 30, windowMs: MINUTE }],
+  // payment attempts: also what keeps a stolen-card tester from trying cards here
+  donation: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 50, windowMs: DAY },
+  ],
 } satisfies Record<string, Budget[]>;
 export type WriteKind = keyof typeof WRITE_BUDGETS;
 

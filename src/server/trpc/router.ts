@@ -2,6 +2,7 @@ import { authRouter } from '../modules/auth/router';
 import { blocksRouter } from '../modules/blocks/router';
 import { campaignsRouter } from '../modules/campaigns/router';
 import { commentsRouter } from '../modules/comments/router';
+import { donationsRouter } from '../modules/donations/router';
 import { favoritesRouter } from '../modules/favorites/router';
 import { projectsRouter } from '../modules/projects/router';
 import { tagsRouter } from '../modules/tags/router';
@@ -15,6 +16,7 @@ export const appRouter = router({
   uploads: uploadsRouter,
   campaigns: campaignsRouter,
   comments: commentsRouter,
+  donations: donationsRouter,
   favorites: favoritesRouter,
   blocks: blocksRouter,
   projects: projectsRouter,

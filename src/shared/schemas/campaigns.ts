@@ -109,7 +109,10 @@ export const CampaignSchema = z.object({
   actionMode: z.enum(ACTION_MODES),
   executionDate: z.date().nullable(),
   isPast: z.boolean(),
+  /** Succeeded donations less refunds, in the currency. */
   totalRaised: z.number(),
+  /** People (accounts or guest emails) with at least one donation that stands. */
+  donors: z.number(),
   support: z.number(),
   supporters: z.number(),
   /** The viewer's own donations to this campaign (0 when signed out). */

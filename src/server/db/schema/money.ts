@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, foreignKey, index, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, foreignKey, index, integer, pgEnum, pgTable, primaryKey, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { campaigns, currency } from './campaigns';
 import { createdAt, id, ts, updatedAt } from './columns';
 import { users } from './users';
@@ -36,14 +36,29 @@ export const subscriptions = pgTable(
     amount: bigint('amount', { mode: 'number' }).notNull(),
     currency: currency('currency').notNull(),
     status: subscriptionStatus('status').notNull().default('active'),
+    /**
+     * The due date of the month to charge next; its month is the charge's period. It moves on by
+     * a month only when that month's charge succeeded.
+     */
     nextChargeAt: ts('next_charge_at').notNull(),
+    /** The provider that holds the saved payment method. */
+    provider: text('provider').notNull().default('sandbox'),
+    /** The payment method saved by the first payment (null until that payment succeeded). */
+    paymentMethodRef: text('payment_method_ref'),
+    /** Failed charges of the current month in a row (0 after a success); 6 cancel the subscription. */
+    failedAttempts: integer('failed_attempts').notNull().default(0),
+    /** When a failed month is tried again (null when the last charge did not fail). */
+    nextRetryAt: ts('next_retry_at'),
     cancelledAt: ts('cancelled_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     check('subscriptions_amount_positive', sql`${t.amount} > 0`),
+    check('subscriptions_failed_attempts_nonnegative', sql`${t.failedAttempts} >= 0`),
     index('subscriptions_status_next_charge_idx').on(t.status, t.nextChargeAt),
+    // the charges that are due: coalesce(next_retry_at, next_charge_at) <= now among the active ones
+    index('subscriptions_due_idx').on(sql`coalesce(${t.nextRetryAt}, ${t.nextChargeAt})`).where(sql`${t.status} = 'active'`),
     index('subscriptions_donor_idx').on(t.donorId),
     index('subscriptions_campaign_idx').on(t.campaignId),
   ],
@@ -78,17 +93,41 @@ export const donations = pgTable(
     /** The provider's id for the payment, once known. */
     providerRef: text('provider_ref'),
     idempotencyKey: text('idempotency_key').notNull(),
+    /**
+     * A digest of the request that made the donation (who, campaign, amount, monthly, email,
+     * card): the same idempotency key with another request is refused.
+     */
+    requestHash: text('request_hash').notNull(),
     recurring: boolean('recurring').notNull().default(false),
     subscriptionId: uuid('subscription_id').references(() => subscriptions.id, { onDelete: 'set null' }),
+    /** The month a subscription charge pays for ('2026-11'); null for one-off donations. */
+    period: text('period'),
+    /** The provider's page where the payer finishes paying (real providers). */
+    checkoutUrl: text('checkout_url'),
+    /** What the payer was told when the payment failed ("Your card was declined."). */
+    failureMessage: text('failure_message'),
+    succeededAt: ts('succeeded_at'),
+    refundedAt: ts('refunded_at'),
+    refundReason: text('refund_reason'),
+    /** The idempotency key of the refund request, so the same request again answers the same. */
+    refundKey: text('refund_key'),
+    refundedBy: uuid('refunded_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     check('donations_amount_positive', sql`${t.amount} > 0`),
     check('donations_donor_email_lower', sql`${t.donorEmail} = lower(${t.donorEmail})`),
+    check('donations_donor_or_email', sql`${t.donorId} IS NOT NULL OR ${t.donorEmail} IS NOT NULL`),
+    check('donations_refunded_when_refunded', sql`(${t.status} = 'refunded') = (${t.refundedAt} IS NOT NULL)`),
     uniqueIndex('donations_idempotency_key').on(t.idempotencyKey),
+    // a month of a subscription is paid at most once (failed attempts may repeat)
+    uniqueIndex('donations_subscription_period_key')
+      .on(t.subscriptionId, t.period)
+      .where(sql`${t.period} IS NOT NULL AND ${t.status} <> 'failed'`),
+    // the owner's list of a campaign's donations, newest first
+    index('donations_campaign_created_idx').on(t.campaignId, t.createdAt.desc(), t.id.desc()),
     uniqueIndex('donations_provider_ref_key').on(t.provider, t.providerRef),
-    index('donations_campaign_status_idx').on(t.campaignId, t.status),
     index('donations_donor_created_idx').on(t.donorId, t.createdAt.desc().nullsFirst()),
     index('donations_subscription_idx').on(t.subscriptionId),
   ],
@@ -268,5 +307,76 @@ export const ledgerEntries = pgTable(
     ),
     index('ledger_entries_account_idx').on(t.accountType, t.accountId, t.currency),
     index('ledger_entries_group_idx').on(t.groupId),
+  ],
+);
+
+/**
+ * Provider events already acted on: a webhook delivered twice changes nothing the second time.
+ * Written in the same transaction as the change the event causes.
+ */
+export const paymentEvents = pgTable(
+  'payment_events',
+  {
+    provider: text('provider').notNull(),
+    eventId: text('event_id').notNull(),
+    donationId: uuid('donation_id').references(() => donations.id, { onDelete: 'restrict' }),
+    type: text('type').notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: 'payment_events_pkey', columns: [t.provider, t.eventId] })],
+);
+
+/**
+ * A campaign's running totals, kept by the database from its ledger entries (0013 trigger
+ * `ledger_entries_campaign_totals`) in the same transaction as each entry: raised (donation
+ * groups), refunded (refund groups, as a positive number) and paid out (payout groups, positive),
+ * plus the number of distinct donors (from campaign_donors). So a campaign's totals are read from
+ * a handful of rows however many donations it holds, and they cannot drift from the ledger (which
+ * is never updated or deleted).
+ *
+ * Each connection adds to its own shard (`pg_backend_pid() % 16`), so donations to one campaign
+ * from many connections do not queue on one row; readers sum the shards.
+ */
+export const campaignTotals = pgTable(
+  'campaign_totals',
+  {
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'restrict' }),
+    currency: currency('currency').notNull(),
+    shard: smallint('shard').notNull(),
+    raised: bigint('raised', { mode: 'number' }).notNull().default(0),
+    refunded: bigint('refunded', { mode: 'number' }).notNull().default(0),
+    paidOut: bigint('paid_out', { mode: 'number' }).notNull().default(0),
+    donors: integer('donors').notNull().default(0),
+  },
+  (t) => [primaryKey({ name: 'campaign_totals_pkey', columns: [t.campaignId, t.currency, t.shard] })],
+);
+
+/**
+ * One row per campaign and donor (`u:<user id>` for accounts, `e:<email>` for guests): how many
+ * of their donations stand (succeeded, not refunded) and their net sum. Kept by the donations
+ * service in the same transaction as each status change; a trigger counts donors into
+ * campaign_totals when `gifts` moves between 0 and more.
+ */
+export const campaignDonors = pgTable(
+  'campaign_donors',
+  {
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'restrict' }),
+    donorKey: text('donor_key').notNull(),
+    /** The account, for "campaigns I gave to" (null for guests, and once the account is deleted). */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    currency: currency('currency').notNull(),
+    gifts: integer('gifts').notNull().default(0),
+    donated: bigint('donated', { mode: 'number' }).notNull().default(0),
+    lastGiftAt: ts('last_gift_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'campaign_donors_pkey', columns: [t.campaignId, t.donorKey] }),
+    check('campaign_donors_gifts_nonnegative', sql`${t.gifts} >= 0`),
+    check('campaign_donors_donated_nonnegative', sql`${t.donated} >= 0`),
+    index('campaign_donors_user_idx').on(t.userId, t.lastGiftAt.desc(), t.campaignId.desc()).where(sql`${t.userId} IS NOT NULL`),
   ],
 );

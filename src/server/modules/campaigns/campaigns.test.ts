@@ -137,27 +137,23 @@ describe('GET /api/campaigns/{id}', () => {
     }
   });
 
-  it('computes raised, supporters and the viewer’s own donations from real rows', async () => {
+  it('computes raised, donors, supporters and the viewer’s own donations from real rows', async () => {
     const c = await create(alice, { title: 'Funded', actionMode: 'both', executionDate: '2031-01-15' });
-    await database.db.transaction(async (tx) => {
-      const [d] = await tx
-        .insert(donations)
-        .values({ campaignId: c._id, donorId: bob.userId, amount: 1050, currency: 'USD', status: 'succeeded', provider: 'sandbox', idempotencyKey: `k-${c._id}` })
-        .returning();
-      const [g] = await tx.insert(ledgerGroups).values({ kind: 'donation', donationId: d.id }).returning();
-      await tx.insert(ledgerEntries).values([
-        { groupId: g.id, accountType: 'provider', accountId: 'sandbox', amount: -1050, currency: 'USD' },
-        { groupId: g.id, accountType: 'campaign', accountId: c._id, amount: 1050, currency: 'USD' },
-      ]);
-      await tx.insert(supports).values([
-        { campaignId: c._id, userId: bob.userId, confirmedAt: new Date() },
-        { campaignId: c._id, email: 'guest@example.com' },
-      ]);
+    const gift = await call(app, bob, {
+      method: 'POST',
+      url: `/api/campaigns/${c._id}/donations`,
+      headers: { 'idempotency-key': `gift-${c._id}` },
+      payload: { amount: 10.5, card: '4242 4242 4242 4242' },
     });
+    expect(gift.statusCode).toBe(201);
+    await database.db.insert(supports).values([
+      { campaignId: c._id, userId: bob.userId, confirmedAt: new Date() },
+      { campaignId: c._id, email: 'guest@example.com' },
+    ]);
     const asBob = (await get(bob, `/api/campaigns/${c._id}`)).json();
-    expect(asBob).toMatchObject({ totalRaised: 10.5, supporters: 1, support: 1, donated: 10.5, coordination: 'Executes 15 Jan 2031 - 1 supporter' });
+    expect(asBob).toMatchObject({ totalRaised: 10.5, donors: 1, supporters: 1, support: 1, donated: 10.5, coordination: 'Executes 15 Jan 2031 - 1 supporter' });
     const asVisitor = (await get(null, `/api/campaigns/${c._id}`)).json();
-    expect(asVisitor).toMatchObject({ totalRaised: 10.5, donated: 0 });
+    expect(asVisitor).toMatchObject({ totalRaised: 10.5, donors: 1, donated: 0 });
   });
 });
 

@@ -36,10 +36,14 @@ type Out<T extends z.ZodType> = z.output<T>;
 const { searchVector: _sv, ...campaignColumns } = getTableColumns(campaigns);
 export { campaignColumns };
 
-const raisedSql = sql<string>`coalesce((
-  select sum(e.amount) from ledger_entries e join ledger_groups g on g.id = e.group_id
-  where e.account_type = 'campaign' and e.account_id = ${campaigns.id}::text
-    and e.currency = ${campaigns.currency} and g.kind in ('donation', 'refund')), 0)`;
+/**
+ * Money read from the campaign's running totals (campaign_totals, kept from the ledger by a
+ * trigger in the same transaction as each entry): a few shard rows however many donations it has.
+ */
+const raisedSql = sql<string>`coalesce((select sum(t.raised - t.refunded) from campaign_totals t
+  where t.campaign_id = ${campaigns.id} and t.currency = ${campaigns.currency}), 0)`;
+const donorsSql = sql<string>`coalesce((select sum(t.donors) from campaign_totals t
+  where t.campaign_id = ${campaigns.id} and t.currency = ${campaigns.currency}), 0)`;
 const supportersSql = sql<string>`(select count(*) from supports s where s.campaign_id = ${campaigns.id} and s.confirmed_at is not null)`;
 
 /** What a campaign answer selects; `viewerId` (a value or a placeholder) adds what they donated. */
@@ -48,11 +52,12 @@ export function campaignSelection(viewerId: unknown) {
     c: campaignColumns,
     owner: { id: users.id, username: users.username, name: users.name, imageUrl: users.imageUrl },
     raised: raisedSql,
+    donors: donorsSql,
     supporters: supportersSql,
     donated:
       viewerId === null
         ? sql<string>`0`
-        : sql<string>`coalesce((select sum(d.amount) from donations d where d.campaign_id = ${campaigns.id} and d.donor_id = ${viewerId}::uuid and d.status = 'succeeded'), 0)`,
+        : sql<string>`coalesce((select d.donated from campaign_donors d where d.campaign_id = ${campaigns.id} and d.donor_key = 'u:' || ${viewerId}::text), 0)`,
   };
 }
 
@@ -60,6 +65,7 @@ export type CampaignRow = {
   c: Omit<typeof campaigns.$inferSelect, 'searchVector'>;
   owner: { id: string; username: string | null; name: string | null; imageUrl: string | null };
   raised: string | number;
+  donors: string | number;
   supporters: string | number;
   donated: string | number;
 };

@@ -4,9 +4,9 @@ import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
-import { campaigns, users } from '../../db/schema';
+import { campaigns, donations, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { forbidden, notFound } from '../../lib/errors';
+import { conflict, forbidden, notFound } from '../../lib/errors';
 import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
@@ -37,6 +37,7 @@ export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
     executionDate: r.c.executionDate,
     isPast: r.c.executionDate !== null && r.c.executionDate.getTime() < now.getTime(),
     totalRaised: toMajor(Number(r.raised)),
+    donors: Number(r.donors),
     support: supporters,
     supporters,
     donated: toMajor(Number(r.donated)),
@@ -141,6 +142,15 @@ export function createCampaignsService(deps: Deps) {
         if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(M.campaignNotFound);
         if (before.ownerId !== user.id) throw forbidden(M.notOwner);
         assertCategoryAllowed(user, input.type);
+        // totals are kept in the campaign's currency and goal kind: once money has moved, they stay
+        if ((input.currency !== undefined && input.currency !== before.currency) || (input.targetType !== undefined && input.targetType !== before.targetType)) {
+          const [moved] = await tx
+            .select({ id: donations.id })
+            .from(donations)
+            .where(and(eq(donations.campaignId, id), inArray(donations.status, ['succeeded', 'refunded'])))
+            .limit(1);
+          if (moved) throw conflict(M.currencyLocked);
+        }
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
         const patch: Partial<typeof campaigns.$inferInsert> = { ...itemPatch(input, before.targetType), executionDate: input.executionDate };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);

@@ -1,0 +1,745 @@
+import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import { M } from '../../../shared/messages';
+import { toMajor, toMinor } from '../../../shared/money';
+import { isAdmin } from '../../../shared/roles';
+import {
+  DONATION_MAX,
+  DONATION_MIN,
+  DONATION_PRESETS,
+  TEST_CARDS,
+  type CampaignDonationDto,
+  type CampaignDonationsQuery,
+  type DonateFields,
+  type DonationDto,
+  type PaymentInfoDto,
+  type ReceiptDto,
+  type RefundInput,
+  type SubscriptionDto,
+  type SubscriptionsQuery,
+  type SupportedQuery,
+} from '../../../shared/schemas/donations';
+import type { CampaignDto } from '../../../shared/schemas/campaigns';
+import { createHmac } from 'node:crypto';
+import { sha256Hex, equalHex } from '../../auth/crypto';
+import type { Tx } from '../../db/client';
+import { campaignDonors, campaignTotals, campaigns, donations, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
+import type { Actor, Deps } from '../../deps';
+import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../../lib/errors';
+import { recordChange } from '../../lib/history';
+import { isUuid } from '../../lib/ids';
+import { afterCursor } from '../../lib/listing';
+import { canSeeAdult } from '../../lib/items';
+import { donationTemplates } from '../../mail/donation-templates';
+import { PaymentProviderError, WebhookSignatureError, type PaymentEvent, type PaymentProvider } from '../../payments/port';
+import { requireUser } from '../auth/service';
+import type { CampaignsService } from '../campaigns/service';
+import { pageOf, readCursor } from '../users/paging';
+
+type Out<T extends z.ZodType> = z.output<T>;
+type DonationRow = typeof donations.$inferSelect;
+type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+/** Days until a failed monthly charge is tried again: 2 after the first two failures, 5 from the third on. */
+export function retryDelayDays(failedAttempts: number): number {
+  return failedAttempts >= 3 ? 5 : 2;
+}
+/** The failed charges in a row after which a monthly donation is cancelled. */
+export const MAX_FAILED_CHARGES = 6;
+
+/** The same day of the next month (the 31st becomes the month's last day). */
+export function addMonth(d: Date): Date {
+  const next = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+  const last = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).getUTCDate();
+  next.setUTCDate(Math.min(d.getUTCDate(), last));
+  return next;
+}
+
+/** '2026-11': the month a charge pays for. */
+export function periodOf(d: Date): string {
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function toDonationDto(d: DonationRow, receiptUrl: string): DonationDto {
+  return {
+    receiptUrl,
+    _id: d.id,
+    campaignId: d.campaignId,
+    amount: toMajor(d.amount),
+    currency: d.currency,
+    status: d.status,
+    monthly: d.recurring,
+    createdAt: d.createdAt,
+    ...(d.checkoutUrl && d.status === 'pending' ? { checkoutUrl: d.checkoutUrl } : {}),
+  };
+}
+
+/** The answer to a donation request: the donation, or a 402 with the provider's reason when it failed. */
+
+const donorKeyOf = (d: { donorId: string | null; donorEmail: string | null }) => (d.donorId ? `u:${d.donorId}` : `e:${d.donorEmail}`);
+
+function csvField(v: string): string {
+  // a leading =, +, - or @ would be a formula in a spreadsheet
+  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/**
+ * The secret of a donation's receipt link: an HMAC of its id under the app's receipt key, so a
+ * guest (who has no account to sign in with) can read their receipt from the email, and nothing
+ * about the link is stored.
+ */
+export function receiptToken(key: Buffer, donationId: string): string {
+  return createHmac('sha256', key).update(`receipt:${donationId}`).digest('base64url').slice(0, 32);
+}
+
+export function createDonationsService(deps: Deps, opts: { provider: PaymentProvider; receiptKey: Buffer; campaigns: CampaignsService }) {
+  const { db, config, mailer, log } = deps;
+  const { provider, receiptKey } = opts;
+  const tokenOf = (id: string) => receiptToken(receiptKey, id);
+
+  /** A campaign the actor may see, with what donations need. */
+  async function visibleCampaign(actor: Actor, id: string) {
+    if (!isUuid(id)) throw notFound(M.campaignNotFound);
+    const conds: SQL[] = [eq(campaigns.id, id)];
+    if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
+    const [c] = await db
+      .select({ id: campaigns.id, title: campaigns.title, currency: campaigns.currency, actionMode: campaigns.actionMode, ownerId: campaigns.ownerId })
+      .from(campaigns)
+      .where(and(...conds));
+    if (!c) throw notFound(M.campaignNotFound);
+    return c;
+  }
+
+  /** The address a donor's messages go to. */
+  async function donorEmail(d: { donorId: string | null; donorEmail: string | null }): Promise<string | null> {
+    if (d.donorEmail) return d.donorEmail;
+    if (!d.donorId) return null;
+    const [u] = await db.select({ email: users.email }).from(users).where(eq(users.id, d.donorId));
+    return u?.email ?? null;
+  }
+
+  /** The receipt page; a guest's link carries the receipt secret. */
+  const receiptLink = (d: { id: string; donorId: string | null }) => `${config.appUrl}/donations/${d.id}${d.donorId ? '' : `?token=${tokenOf(d.id)}`}`;
+
+  /** The answer to a donation request: the donation, or a 402 with the provider's reason when it failed. */
+  function answer(d: DonationRow): DonationDto {
+    if (d.status === 'failed') throw new AppError('PAYMENT_REQUIRED', d.failureMessage ?? M.cardDeclined);
+    return toDonationDto(d, receiptLink(d).slice(config.appUrl.length));
+  }
+
+  /** Email that must not fail the money change it reports (it is in the outbox either way). */
+  async function sendQuietly(msg: Parameters<typeof mailer.send>[0]) {
+    try {
+      await mailer.send(msg);
+    } catch (err) {
+      log.error({ err, kind: msg.kind }, 'could not record an email');
+    }
+  }
+
+  /** Books a succeeded payment: one ledger group (provider -x, campaign +x) and the donor's totals, in the caller's transaction. */
+  async function book(tx: Tx, d: DonationRow): Promise<void> {
+    const [g] = await tx.insert(ledgerGroups).values({ kind: 'donation', donationId: d.id }).returning({ id: ledgerGroups.id });
+    await tx.insert(ledgerEntries).values([
+      { groupId: g.id, accountType: 'provider', accountId: d.provider, amount: -d.amount, currency: d.currency },
+      { groupId: g.id, accountType: 'campaign', accountId: d.campaignId, amount: d.amount, currency: d.currency },
+    ]);
+    await tx
+      .insert(campaignDonors)
+      .values({ campaignId: d.campaignId, donorKey: donorKeyOf(d), userId: d.donorId, currency: d.currency, gifts: 1, donated: d.amount })
+      .onConflictDoUpdate({
+        target: [campaignDonors.campaignId, campaignDonors.donorKey],
+        set: { gifts: sql`${campaignDonors.gifts} + 1`, donated: sql`${campaignDonors.donated} + ${d.amount}`, lastGiftAt: sql`now()` },
+      });
+  }
+
+  /** After a failed charge of a monthly donation's later month: try again later, or give up after MAX_FAILED_CHARGES. */
+  async function chargeFailed(tx: Tx, sub: SubscriptionRow, now: Date): Promise<'retry' | 'cancelled'> {
+    const failed = sub.failedAttempts + 1;
+    if (failed >= MAX_FAILED_CHARGES) {
+      await tx
+        .update(subscriptions)
+        .set({ failedAttempts: failed, status: 'cancelled', cancelledAt: now, nextRetryAt: null, updatedAt: now })
+        .where(eq(subscriptions.id, sub.id));
+      return 'cancelled';
+    }
+    await tx
+      .update(subscriptions)
+      .set({ failedAttempts: failed, nextRetryAt: new Date(now.getTime() + retryDelayDays(failed) * DAY_MS), updatedAt: now })
+      .where(eq(subscriptions.id, sub.id));
+    return 'retry';
+  }
+
+  async function campaignTitle(id: string): Promise<{ title: string; ownerId: string }> {
+    const [c] = await db.select({ title: campaigns.title, ownerId: campaigns.ownerId }).from(campaigns).where(eq(campaigns.id, id));
+    return c;
+  }
+
+  /** The messages a booked donation sends: the receipt to the donor, the news to the owner. */
+  async function announceSuccess(d: DonationRow) {
+    const c = await campaignTitle(d.campaignId);
+    const to = await donorEmail(d);
+    const amount = { amount: toMajor(d.amount), currency: d.currency };
+    if (to) await sendQuietly(donationTemplates.receipt(to, { ...amount, campaignTitle: c.title, monthly: d.recurring, link: receiptLink(d) }));
+    const [owner] = await db.select({ email: users.email }).from(users).where(eq(users.id, c.ownerId));
+    if (owner) await sendQuietly(donationTemplates.newDonation(owner.email, { ...amount, campaignTitle: c.title, link: `${config.appUrl}/campaigns/${d.campaignId}` }));
+  }
+
+  /** What a subscription charge's failure sends when it gives up. */
+  async function announceCancelled(sub: SubscriptionRow) {
+    const c = await campaignTitle(sub.campaignId);
+    const to = await donorEmail({ donorId: sub.donorId, donorEmail: null });
+    if (to) await sendQuietly(donationTemplates.monthlyCancelled(to, { amount: toMajor(sub.amount), currency: sub.currency, campaignTitle: c.title, link: `${config.appUrl}/my?tab=supported` }));
+  }
+
+  /**
+   * Applies a provider event: the only way a payment becomes succeeded or failed. An event seen
+   * before, or about a donation that is unknown or no longer pending, changes nothing.
+   */
+  async function applyEvent(event: PaymentEvent): Promise<void> {
+    const result = await db.transaction(async (tx) => {
+      const seen = await tx
+        .insert(paymentEvents)
+        .values({ provider: provider.name, eventId: event.eventId, type: event.type })
+        .onConflictDoNothing()
+        .returning({ id: paymentEvents.eventId });
+      if (!seen.length || !isUuid(event.donationId)) return null;
+      const now = new Date();
+      if (event.type === 'payment.succeeded') {
+        const [d] = await tx
+          .update(donations)
+          .set({ status: 'succeeded', providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`, succeededAt: now, checkoutUrl: null, updatedAt: now })
+          .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
+          .returning();
+        if (!d) return null;
+        await tx.update(paymentEvents).set({ donationId: d.id }).where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
+        await book(tx, d);
+        if (d.subscriptionId) {
+          const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, d.subscriptionId)).for('update');
+          if (sub) {
+            await tx
+              .update(subscriptions)
+              .set({
+                paymentMethodRef: event.paymentMethodRef ?? sub.paymentMethodRef,
+                failedAttempts: 0,
+                nextRetryAt: null,
+                // the month this charge paid for is done: the next one is due a month after it
+                nextChargeAt: d.period === periodOf(sub.nextChargeAt) ? addMonth(sub.nextChargeAt) : sub.nextChargeAt,
+                updatedAt: now,
+              })
+              .where(eq(subscriptions.id, sub.id));
+          }
+        }
+        return { kind: 'succeeded' as const, d };
+      }
+      const [d] = await tx
+        .update(donations)
+        .set({ status: 'failed', failureMessage: event.message.slice(0, 300), providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`, checkoutUrl: null, updatedAt: now })
+        .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
+        .returning();
+      if (!d) return null;
+      await tx.update(paymentEvents).set({ donationId: d.id }).where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
+      if (d.subscriptionId) {
+        const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, d.subscriptionId)).for('update');
+        if (sub?.status === 'active') {
+          if (!sub.paymentMethodRef) {
+            // the first payment failed: the monthly donation never started
+            await tx.update(subscriptions).set({ status: 'cancelled', cancelledAt: now, updatedAt: now }).where(eq(subscriptions.id, sub.id));
+          } else if ((await chargeFailed(tx, sub, now)) === 'cancelled') {
+            return { kind: 'cancelled' as const, d, sub };
+          }
+        }
+      }
+      return { kind: 'failed' as const, d };
+    });
+    if (result?.kind === 'succeeded') await announceSuccess(result.d);
+    if (result?.kind === 'cancelled') await announceCancelled(result.sub);
+  }
+
+  /** Starts the provider's payment for a new pending donation; a refusal marks it failed. */
+  async function startPayment(d: DonationRow, p: { card?: string; email: string; campaignTitle: string }): Promise<DonationRow> {
+    try {
+      const started = await provider.startPayment({
+        donationId: d.id,
+        amount: d.amount,
+        currency: d.currency,
+        card: p.card,
+        saveForLater: d.recurring,
+        email: p.email,
+        campaignTitle: p.campaignTitle,
+        successUrl: receiptLink(d),
+        cancelUrl: `${config.appUrl}/campaigns/${d.campaignId}`,
+        idempotencyKey: `donation:${d.id}`,
+      });
+      await db
+        .update(donations)
+        .set({
+          providerRef: sql`coalesce(${donations.providerRef}, ${started.providerRef})`,
+          checkoutUrl: started.kind === 'redirect' ? started.checkoutUrl : null,
+          updatedAt: new Date(),
+        })
+        .where(and(eq(donations.id, d.id), eq(donations.status, 'pending')));
+    } catch (err) {
+      const message = err instanceof PaymentProviderError ? err.message : M.paymentFailed;
+      if (!(err instanceof PaymentProviderError)) log.error({ err, donationId: d.id }, 'payment provider failed to start a payment');
+      await db
+        .update(donations)
+        .set({ status: 'failed', failureMessage: message, updatedAt: new Date() })
+        .where(and(eq(donations.id, d.id), eq(donations.status, 'pending')));
+      if (d.subscriptionId) {
+        await db
+          .update(subscriptions)
+          .set({ status: 'cancelled', cancelledAt: new Date(), updatedAt: new Date() })
+          .where(and(eq(subscriptions.id, d.subscriptionId), eq(subscriptions.status, 'active')));
+      }
+    }
+    const [after] = await db.select().from(donations).where(eq(donations.id, d.id));
+    return after;
+  }
+
+  async function pendingPayouts(tx: Tx, campaignId: string, currency: string): Promise<number> {
+    const [r] = await tx
+      .select({ n: sql<string>`coalesce(sum(${payouts.gross}), 0)` })
+      .from(payouts)
+      .where(and(eq(payouts.campaignId, campaignId), eq(payouts.status, 'pending'), sql`${payouts.currency} = ${currency}`));
+    return Number(r.n);
+  }
+
+  const service = {
+    /** What the Donate panel needs to know about the payment provider. */
+    info(): PaymentInfoDto {
+      return {
+        provider: provider.name,
+        testMode: provider.testMode,
+        cardInApp: provider.collectsCardInApp,
+        testCards: provider.name === 'sandbox' ? { ...TEST_CARDS } : null,
+        presets: [...DONATION_PRESETS],
+        min: DONATION_MIN,
+        max: DONATION_MAX,
+      };
+    },
+
+    /**
+     * A donation to a campaign that takes them. The same idempotency key with the same request
+     * answers the first answer again; with another request it is a 409. The payment is started
+     * after the pending donation is stored, and the provider's event decides how it ends.
+     */
+    async donate(actor: Actor, campaignId: string, input: Out<typeof DonateFields>, idempotencyKey: string): Promise<DonationDto> {
+      const campaign = await visibleCampaign(actor, campaignId);
+      if (campaign.actionMode === 'support') throw conflict(M.donationsNotAccepted);
+      const user = actor.user;
+      if (input.monthly && !user) throw unauthorized(M.monthlyNeedsAccount);
+      const guestEmail = user ? null : input.email?.toLowerCase();
+      if (!user && !guestEmail) throw badRequest(M.guestEmailRequired);
+      let card: string | undefined;
+      if (provider.collectsCardInApp) {
+        if (!input.card) throw badRequest(M.cardRequired);
+        const problem = provider.checkCard?.(input.card);
+        if (problem) throw badRequest(problem);
+        card = input.card;
+      }
+      const amount = toMinor(input.amount);
+      const requestHash = sha256Hex(JSON.stringify([user ? `u:${user.id}` : `e:${guestEmail}`, campaign.id, amount, input.monthly, card ?? null]));
+
+      const existing = async () => {
+        const [d] = await db.select().from(donations).where(eq(donations.idempotencyKey, idempotencyKey));
+        if (!d) return null;
+        if (!equalHex(d.requestHash, requestHash)) throw conflict(M.idempotencyKeyReused);
+        return d;
+      };
+      const replay = await existing();
+      if (replay) return answer(replay);
+
+      await deps.limiter.write('donation', actor);
+      const now = new Date();
+      let created: DonationRow;
+      try {
+        created = await db.transaction(async (tx) => {
+          let subscriptionId: string | null = null;
+          if (input.monthly && user) {
+            const [sub] = await tx
+              .insert(subscriptions)
+              .values({ campaignId: campaign.id, donorId: user.id, amount, currency: campaign.currency, provider: provider.name, nextChargeAt: now })
+              .returning({ id: subscriptions.id });
+            subscriptionId = sub.id;
+            await recordChange(tx, { modelName: 'Subscription', action: 'create', key: sub.id, fields: ['amount', 'currency', 'campaignId'], actorId: user.id });
+          }
+          const [d] = await tx
+            .insert(donations)
+            .values({
+              campaignId: campaign.id,
+              donorId: user?.id ?? null,
+              donorEmail: guestEmail ?? null,
+              amount,
+              currency: campaign.currency,
+              provider: provider.name,
+              idempotencyKey,
+              requestHash,
+              recurring: input.monthly,
+              subscriptionId,
+              period: subscriptionId ? periodOf(now) : null,
+            })
+            .returning();
+          return d;
+        });
+      } catch (err) {
+        // the same key raced in from another request: answer as that one does
+        if (isUniqueViolation(err, 'donations_idempotency_key')) {
+          const d = await existing();
+          if (d) return answer(d);
+        }
+        throw err;
+      }
+      const after = await startPayment(created, {
+        card,
+        email: guestEmail ?? user!.email,
+        campaignTitle: campaign.title,
+      });
+      return answer(after);
+    },
+
+    /**
+     * A webhook request from the provider named in its path: checked against the provider's
+     * signature, then applied once. Unknown, repeated and already-final payments are
+     * acknowledged without change.
+     */
+    async receiveWebhook(providerName: string, rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<{ received: true }> {
+      if (providerName !== provider.name) throw notFound(M.paymentProviderUnknown);
+      let event: PaymentEvent | null;
+      try {
+        event = await provider.parseWebhook(rawBody, headers);
+      } catch (err) {
+        if (err instanceof WebhookSignatureError) throw badRequest(M.invalidWebhookSignature);
+        throw err;
+      }
+      if (event) await applyEvent(event);
+      return { received: true };
+    },
+
+    /** The receipt: for the donor, the campaign's owner, admins, and whoever holds the guest's receipt link. */
+    async receipt(actor: Actor, id: string, token?: string): Promise<ReceiptDto> {
+      if (!isUuid(id)) throw notFound(M.donationNotFound);
+      const [row] = await db
+        .select({ d: donations, title: campaigns.title, ownerId: campaigns.ownerId })
+        .from(donations)
+        .innerJoin(campaigns, eq(campaigns.id, donations.campaignId))
+        .where(eq(donations.id, id));
+      if (!row) throw notFound(M.donationNotFound);
+      const { d } = row;
+      const owner = actor.user?.id === row.ownerId || isAdmin(actor.user);
+      const donor = (actor.user && d.donorId === actor.user.id) || (!!token && !d.donorId && equalHex(token, tokenOf(d.id)));
+      if (!owner && !donor) throw notFound(M.donationNotFound);
+      return {
+        _id: d.id,
+        amount: toMajor(d.amount),
+        currency: d.currency,
+        status: d.status,
+        campaign: { _id: d.campaignId, title: row.title },
+        date: d.succeededAt ?? d.createdAt,
+        monthly: d.recurring,
+        failureMessage: d.status === 'failed' ? d.failureMessage : null,
+        refund: d.refundedAt ? { amount: toMajor(d.amount), date: d.refundedAt } : null,
+        canRefund: owner && d.status === 'succeeded',
+      };
+    },
+
+    /**
+     * A full refund by the campaign's owner or an admin, once: a ledger group reversing the
+     * donation's, written with the status change. The campaign row is locked while the available
+     * balance (what it holds less pending payouts) is checked, as payout requests do.
+     */
+    async refund(actor: Actor, id: string, input: Out<typeof RefundInput>, idempotencyKey?: string): Promise<ReceiptDto> {
+      const { user } = requireUser(actor);
+      if (!isUuid(id)) throw notFound(M.donationNotFound);
+      const [peek] = await db
+        .select({ campaignId: donations.campaignId, ownerId: campaigns.ownerId, donorId: donations.donorId })
+        .from(donations)
+        .innerJoin(campaigns, eq(campaigns.id, donations.campaignId))
+        .where(eq(donations.id, id));
+      const owner = peek && (peek.ownerId === user.id || isAdmin(user));
+      if (!peek || (!owner && peek.donorId !== user.id)) throw notFound(M.donationNotFound);
+      if (!owner) throw forbidden(M.notOwner);
+      const refunded = await db.transaction(async (tx) => {
+        const [c] = await tx.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.id, peek.campaignId)).for('no key update');
+        const [d] = await tx.select().from(donations).where(eq(donations.id, id)).for('update');
+        if (!c || !d) throw notFound(M.donationNotFound);
+        if (d.status === 'refunded' && idempotencyKey && d.refundKey === idempotencyKey) return null;
+        if (d.status !== 'succeeded') throw conflict(M.refundNotPossible);
+        const [t] = await tx
+          .select({ balance: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded} - ${campaignTotals.paidOut}), 0)` })
+          .from(campaignTotals)
+          .where(and(eq(campaignTotals.campaignId, d.campaignId), eq(campaignTotals.currency, d.currency)));
+        const available = Number(t.balance) - (await pendingPayouts(tx, d.campaignId, d.currency));
+        if (available < d.amount) throw conflict(M.refundExceedsBalance);
+        try {
+          await provider.refund({ donationId: d.id, providerRef: d.providerRef ?? '', amount: d.amount, currency: d.currency, idempotencyKey: `refund:${d.id}` });
+        } catch (err) {
+          if (err instanceof PaymentProviderError) throw conflict(err.message);
+          throw err;
+        }
+        const [original] = await tx
+          .select({ id: ledgerGroups.id })
+          .from(ledgerGroups)
+          .where(and(eq(ledgerGroups.donationId, d.id), eq(ledgerGroups.kind, 'donation')));
+        const [g] = await tx.insert(ledgerGroups).values({ kind: 'refund', donationId: d.id, reversesGroupId: original.id }).returning({ id: ledgerGroups.id });
+        await tx.insert(ledgerEntries).values([
+          { groupId: g.id, accountType: 'campaign', accountId: d.campaignId, amount: -d.amount, currency: d.currency },
+          { groupId: g.id, accountType: 'provider', accountId: d.provider, amount: d.amount, currency: d.currency },
+        ]);
+        const now = new Date();
+        const [after] = await tx
+          .update(donations)
+          .set({ status: 'refunded', refundedAt: now, refundReason: input.reason || null, refundedBy: user.id, refundKey: idempotencyKey ?? null, updatedAt: now })
+          .where(eq(donations.id, d.id))
+          .returning();
+        await tx
+          .update(campaignDonors)
+          .set({ gifts: sql`${campaignDonors.gifts} - 1`, donated: sql`${campaignDonors.donated} - ${d.amount}` })
+          .where(and(eq(campaignDonors.campaignId, d.campaignId), eq(campaignDonors.donorKey, donorKeyOf(d))));
+        await recordChange(tx, { modelName: 'Donation', action: 'update', key: d.id, fields: ['status', 'refundReason'], actorId: user.id, subjectUserId: d.donorId });
+        return after;
+      });
+      if (refunded) {
+        const to = await donorEmail(refunded);
+        const c = await campaignTitle(refunded.campaignId);
+        if (to) {
+          await sendQuietly(
+            donationTemplates.refunded(to, { amount: toMajor(refunded.amount), currency: refunded.currency, campaignTitle: c.title, reason: refunded.refundReason, link: receiptLink(refunded) }),
+          );
+        }
+      }
+      return service.receipt(actor, id);
+    },
+
+    /** A campaign's donations that moved money (succeeded or refunded), newest first: its owner and admins only. */
+    async ofCampaign(actor: Actor, campaignId: string, query: Out<typeof CampaignDonationsQuery>) {
+      const { user } = requireUser(actor);
+      const campaign = await visibleCampaign(actor, campaignId);
+      if (campaign.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
+      const cursor = readCursor(query.cursor);
+      const rows = await db
+        .select({ d: donations, name: users.name, username: users.username })
+        .from(donations)
+        .leftJoin(users, eq(users.id, donations.donorId))
+        .where(
+          and(
+            eq(donations.campaignId, campaign.id),
+            inArray(donations.status, ['succeeded', 'refunded']),
+            cursor ? afterCursor(donations.createdAt, donations.id, cursor) : undefined,
+          ),
+        )
+        .orderBy(desc(donations.createdAt), desc(donations.id))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = pageOf(rows, query.limit, (r) => r.d);
+      const items: CampaignDonationDto[] = page.map((r) => ({
+        _id: r.d.id,
+        donor: r.d.donorId ? (r.name || r.username || 'Member') : 'Guest',
+        amount: toMajor(r.d.amount),
+        currency: r.d.currency,
+        status: r.d.status,
+        monthly: r.d.recurring,
+        date: r.d.succeededAt ?? r.d.createdAt,
+      }));
+      return { items, nextCursor, campaign };
+    },
+
+    /** Every donation of `ofCampaign` as CSV (a header row, amounts with 2 decimals). */
+    async csvOfCampaign(actor: Actor, campaignId: string): Promise<{ filename: string; csv: string }> {
+      const lines = ['date,donor,amount,currency,status,monthly,id'];
+      let cursor: string | undefined;
+      let title = 'campaign';
+      for (;;) {
+        const page = await service.ofCampaign(actor, campaignId, { limit: 100, cursor, format: 'csv' });
+        title = page.campaign.title;
+        for (const r of page.items) {
+          lines.push([r.date.toISOString(), csvField(r.donor), r.amount.toFixed(2), r.currency, r.status, r.monthly ? 'yes' : 'no', r._id].join(','));
+        }
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'campaign';
+      return { filename: `donations-${slug}.csv`, csv: `${lines.join('\r\n')}\r\n` };
+    },
+
+    /**
+     * The campaigns I gave to, the one I gave to last first, each with what I gave (`donated`,
+     * net of refunds). Campaigns now hidden from me are left out of the page (it may be
+     * shorter); the cursor follows the rows read.
+     */
+    async supported(actor: Actor, query: Out<typeof SupportedQuery>): Promise<{ items: CampaignDto[]; nextCursor: string | null }> {
+      const { user } = requireUser(actor);
+      const cursor = readCursor(query.cursor);
+      const rows = await db
+        .select({ campaignId: campaignDonors.campaignId, lastGiftAt: campaignDonors.lastGiftAt })
+        .from(campaignDonors)
+        .where(
+          and(
+            eq(campaignDonors.userId, user.id),
+            sql`${campaignDonors.gifts} > 0`,
+            cursor ? afterCursor(campaignDonors.lastGiftAt, campaignDonors.campaignId, cursor) : undefined,
+          ),
+        )
+        .orderBy(desc(campaignDonors.lastGiftAt), desc(campaignDonors.campaignId))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ createdAt: r.lastGiftAt, id: r.campaignId }));
+      const found = new Map((await opts.campaigns.byIds(actor, page.map((r) => r.campaignId))).map((c) => [c._id, c] as const));
+      return { items: page.flatMap((r) => found.get(r.campaignId) ?? []), nextCursor };
+    },
+
+    /** My monthly donations, newest first. */
+    async mySubscriptions(actor: Actor, query: Out<typeof SubscriptionsQuery>): Promise<{ items: SubscriptionDto[]; nextCursor: string | null }> {
+      const { user } = requireUser(actor);
+      const cursor = readCursor(query.cursor);
+      const rows = await db
+        .select({ s: subscriptions, title: campaigns.title })
+        .from(subscriptions)
+        .innerJoin(campaigns, eq(campaigns.id, subscriptions.campaignId))
+        .where(and(eq(subscriptions.donorId, user.id), cursor ? afterCursor(subscriptions.createdAt, subscriptions.id, cursor) : undefined))
+        .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = pageOf(rows, query.limit, (r) => r.s);
+      return {
+        items: page.map(({ s, title }) => ({
+          _id: s.id,
+          campaign: { _id: s.campaignId, title },
+          amount: toMajor(s.amount),
+          currency: s.currency,
+          status: s.status,
+          nextChargeAt: s.status === 'active' ? (s.nextRetryAt ?? s.nextChargeAt) : null,
+          createdAt: s.createdAt,
+          cancelledAt: s.cancelledAt,
+        })),
+        nextCursor,
+      };
+    },
+
+    /** The donor cancels a monthly donation (again is fine); anyone else gets 404. */
+    async cancelSubscription(actor: Actor, id: string): Promise<SubscriptionDto> {
+      const { user } = requireUser(actor);
+      if (!isUuid(id)) throw notFound(M.subscriptionNotFound);
+      const now = new Date();
+      const changed = await db.transaction(async (tx) => {
+        const [s] = await tx
+          .update(subscriptions)
+          .set({ status: 'cancelled', cancelledAt: now, nextRetryAt: null, updatedAt: now })
+          .where(and(eq(subscriptions.id, id), eq(subscriptions.donorId, user.id), eq(subscriptions.status, 'active')))
+          .returning({ id: subscriptions.id });
+        if (s) await recordChange(tx, { modelName: 'Subscription', action: 'update', key: id, fields: ['status'], actorId: user.id });
+        return !!s;
+      });
+      const [row] = await db
+        .select({ s: subscriptions, title: campaigns.title })
+        .from(subscriptions)
+        .innerJoin(campaigns, eq(campaigns.id, subscriptions.campaignId))
+        .where(and(eq(subscriptions.id, id), eq(subscriptions.donorId, user.id)));
+      if (!row) throw notFound(M.subscriptionNotFound);
+      if (changed) log.info({ subscriptionId: id }, 'monthly donation cancelled by the donor');
+      const { s, title } = row;
+      return {
+        _id: s.id,
+        campaign: { _id: s.campaignId, title },
+        amount: toMajor(s.amount),
+        currency: s.currency,
+        status: s.status,
+        nextChargeAt: null,
+        createdAt: s.createdAt,
+        cancelledAt: s.cancelledAt,
+      };
+    },
+
+    /**
+     * Charges the monthly donations that are due at `now` (at most `limit`), each through the
+     * provider's saved payment method. A month is charged at most once (its donation's
+     * idempotency key is `subscription:<id>:<yyyy-mm>:<attempt>` and a unique index allows one
+     * standing donation per subscription and month); a failed charge is tried again after 2
+     * days, after 5 from the third failure on, and the 6th failure cancels it with an email.
+     * The scheduled-jobs runner calls this; two runners at once skip each other's rows.
+     */
+    async chargeDue(now = new Date(), limit = 100): Promise<{ charged: number; succeeded: number; failed: number; cancelled: number }> {
+      const counts = { charged: 0, succeeded: 0, failed: 0, cancelled: 0 };
+      const due = await db
+        .select({ id: subscriptions.id })
+        .from(subscriptions)
+        .where(and(eq(subscriptions.status, 'active'), sql`coalesce(${subscriptions.nextRetryAt}, ${subscriptions.nextChargeAt}) <= ${now.toISOString()}::timestamptz`, sql`${subscriptions.paymentMethodRef} is not null`))
+        .orderBy(sql`coalesce(${subscriptions.nextRetryAt}, ${subscriptions.nextChargeAt})`)
+        .limit(limit);
+      for (const { id } of due) {
+        // claim the month: the pending donation row is the claim (its unique index keeps a second runner out)
+        const claimed = await db.transaction(async (tx) => {
+          const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update', { skipLocked: true });
+          if (!sub || sub.status !== 'active' || !sub.paymentMethodRef) return null;
+          if ((sub.nextRetryAt ?? sub.nextChargeAt).getTime() > now.getTime()) return null;
+          const period = periodOf(sub.nextChargeAt);
+          const [standing] = await tx
+            .select({ id: donations.id })
+            .from(donations)
+            .where(and(eq(donations.subscriptionId, sub.id), eq(donations.period, period), ne(donations.status, 'failed')));
+          if (standing) return null;
+          const [d] = await tx
+            .insert(donations)
+            .values({
+              campaignId: sub.campaignId,
+              donorId: sub.donorId,
+              amount: sub.amount,
+              currency: sub.currency,
+              provider: sub.provider,
+              idempotencyKey: `subscription:${sub.id}:${period}:${sub.failedAttempts + 1}`,
+              requestHash: sha256Hex(`subscription:${sub.id}`),
+              recurring: true,
+              subscriptionId: sub.id,
+              period,
+            })
+            .onConflictDoNothing()
+            .returning();
+          return d ? { d, sub } : null;
+        });
+        if (!claimed) continue;
+        counts.charged += 1;
+        const email = (await donorEmail(claimed.d)) ?? '';
+        let result;
+        try {
+          result = await provider.chargeSaved({
+            donationId: claimed.d.id,
+            paymentMethodRef: claimed.sub.paymentMethodRef!,
+            amount: claimed.d.amount,
+            currency: claimed.d.currency,
+            email,
+            idempotencyKey: claimed.d.idempotencyKey,
+          });
+        } catch (err) {
+          log.error({ err, subscriptionId: id }, 'charging a monthly donation failed');
+          result = { kind: 'failed' as const, providerRef: null, message: err instanceof PaymentProviderError ? err.message : M.paymentFailed };
+        }
+        if (result.kind === 'failed') {
+          const outcome = await db.transaction(async (tx) => {
+            const [d] = await tx
+              .update(donations)
+              .set({ status: 'failed', failureMessage: result.message, providerRef: result.providerRef, updatedAt: new Date() })
+              .where(and(eq(donations.id, claimed.d.id), eq(donations.status, 'pending')))
+              .returning({ id: donations.id });
+            if (!d) return null;
+            const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update');
+            return sub?.status === 'active' ? { sub, outcome: await chargeFailed(tx, sub, now) } : null;
+          });
+          counts.failed += 1;
+          if (outcome?.outcome === 'cancelled') {
+            counts.cancelled += 1;
+            await announceCancelled(outcome.sub);
+          }
+        } else {
+          const [d] = await db.select({ status: donations.status }).from(donations).where(eq(donations.id, claimed.d.id));
+          if (d?.status === 'succeeded') counts.succeeded += 1;
+          else if (d?.status === 'pending') {
+            await db.update(donations).set({ providerRef: result.providerRef }).where(and(eq(donations.id, claimed.d.id), sql`${donations.providerRef} is null`));
+          }
+        }
+      }
+      return counts;
+    },
+  };
+  return service;
+}
+
+export type DonationsService = ReturnType<typeof createDonationsService>;

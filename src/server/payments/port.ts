@@ -1,0 +1,124 @@
+import type { Currency } from '../../shared/constants';
+
+/**
+ * The payment provider port: every provider (the built-in sandbox, Stripe) is one of these.
+ *
+ * The donation state machine is the app's own (`pending -> succeeded | failed`,
+ * `succeeded -> refunded`); a provider only starts payments, charges saved payment methods,
+ * refunds, and turns its webhook requests into {@link PaymentEvent}s after checking their
+ * signature. A payment becomes `succeeded` or `failed` only through an event, so the sandbox's
+ * confirmation walks the same code as a real provider's webhook.
+ *
+ * Amounts are integer minor units.
+ */
+export interface PaymentProvider {
+  /** Stored in donations.provider; also the last part of the webhook path. */
+  readonly name: string;
+  /** True when no real money moves (the UI says so and asks for a test card). */
+  readonly testMode: boolean;
+  /** Whether the payer enters a card in the app (sandbox) or on the provider's page (checkoutUrl). */
+  readonly collectsCardInApp: boolean;
+
+  /**
+   * For providers that take the card in the app: why this card number cannot be used at all
+   * (null when it can; a card that will be declined can be used, and is declined).
+   */
+  checkCard?(card: string): string | null;
+
+  /** Starts paying for a donation (a one-off, or the first month of a monthly one). */
+  startPayment(p: StartPayment): Promise<StartResult>;
+  /** Charges a payment method saved by an earlier payment, without the payer (a later month). */
+  chargeSaved(p: ChargeSaved): Promise<ChargeResult>;
+  /** Refunds a succeeded payment in full. Throws {@link PaymentProviderError} when the provider refuses. */
+  refund(p: RefundPayment): Promise<{ refundRef: string }>;
+  /**
+   * A webhook request as an event, after checking its signature against the raw body.
+   * Throws {@link WebhookSignatureError} when the signature is missing or wrong; answers null
+   * for an event the app does not act on (acknowledged, nothing changes). May ask the provider
+   * for details the event does not carry (the saved payment method of a checkout).
+   */
+  parseWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<PaymentEvent | null>;
+}
+
+export interface StartPayment {
+  donationId: string;
+  amount: number;
+  currency: Currency;
+  /** The card number as entered (sandbox only; real providers collect cards on their own page). */
+  card?: string;
+  /** Keep the payment method for later months (monthly donations). */
+  saveForLater: boolean;
+  /** The payer's email, for the provider's own receipt and customer record. */
+  email: string;
+  campaignTitle: string;
+  /** Where the provider's page sends the payer back to (the receipt page), and on cancel. */
+  successUrl: string;
+  cancelUrl: string;
+  /** Passed to the provider so a retried request never starts a second payment. */
+  idempotencyKey: string;
+}
+
+export type StartResult =
+  /** The payer finishes on the provider's page; an event follows. */
+  | { kind: 'redirect'; providerRef: string; checkoutUrl: string }
+  /** The provider took the payment request; an event follows (the sandbox has already delivered it). */
+  | { kind: 'submitted'; providerRef: string };
+
+export interface ChargeSaved {
+  donationId: string;
+  paymentMethodRef: string;
+  amount: number;
+  currency: Currency;
+  email: string;
+  idempotencyKey: string;
+}
+
+export type ChargeResult =
+  | { kind: 'submitted'; providerRef: string }
+  /** Refused at once (declined, no funds): no event follows. */
+  | { kind: 'failed'; providerRef: string | null; message: string };
+
+export interface RefundPayment {
+  donationId: string;
+  providerRef: string;
+  amount: number;
+  currency: Currency;
+  idempotencyKey: string;
+}
+
+export type PaymentEvent =
+  | {
+      /** The provider's own event id: an event seen twice changes nothing the second time. */
+      eventId: string;
+      type: 'payment.succeeded';
+      donationId: string;
+      providerRef: string;
+      /** The saved payment method, when the payment saved one (monthly donations). */
+      paymentMethodRef?: string;
+    }
+  | {
+      eventId: string;
+      type: 'payment.failed';
+      donationId: string;
+      providerRef: string | null;
+      /** What the payer is told ("Your card was declined."). */
+      message: string;
+    };
+
+export class WebhookSignatureError extends Error {
+  constructor(message = 'Invalid webhook signature') {
+    super(message);
+    this.name = 'WebhookSignatureError';
+  }
+}
+
+/** A provider refused a request (not a card decline): the message is safe to show. */
+export class PaymentProviderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PaymentProviderError';
+  }
+}
+
+/** How the sandbox (and tests) hand a signed webhook to the app: the same function the webhook route calls. */
+export type WebhookSink = (provider: string, rawBody: Buffer, headers: Record<string, string>) => Promise<void>;

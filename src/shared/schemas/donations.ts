@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { CURRENCIES } from '../constants';
+import { M } from '../messages';
+import { ListQuery } from './campaigns';
+import { EmailSchema } from './auth';
+import { text } from './common';
+
+/** The smallest and largest gift, in major units. */
+export const DONATION_MIN = 1;
+export const DONATION_MAX = 100_000;
+/** The amounts the Donate panel offers first (major units). */
+export const DONATION_PRESETS = [10, 25, 50, 100] as const;
+
+/** Test cards of the built-in sandbox provider (spaces are allowed when typed). */
+export const TEST_CARDS = {
+  succeeds: '4242424242424242',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+} as const;
+
+/** An amount in major units: a number (or numeric string) >= 1.00 and <= 100,000.00 with at most 2 decimals. */
+export const DonationAmountSchema = z.union([z.number(), text()], { error: M.donationAmountInvalid }).transform((v, ctx) => {
+  const n = typeof v === 'number' ? v : v.trim() === '' ? Number.NaN : Number(v.trim());
+  if (!Number.isFinite(n) || Math.round(n * 100) !== Math.round(n * 100 * 1e6) / 1e6) {
+    ctx.addIssue({ code: 'custom', message: M.donationAmountInvalid });
+    return z.NEVER;
+  }
+  if (n < DONATION_MIN) {
+    ctx.addIssue({ code: 'custom', message: M.donationTooSmall });
+    return z.NEVER;
+  }
+  if (n > DONATION_MAX) {
+    ctx.addIssue({ code: 'custom', message: M.donationTooLarge });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** A card number as typed: digits with optional spaces or dashes, kept as digits only. */
+const CardSchema = text()
+  .max(40, M.cardInvalid)
+  .transform((v) => v.replace(/[\s-]/g, ''))
+  .refine((v) => /^\d{12,19}$/.test(v), M.cardInvalid);
+
+/** The idempotency key a client sends with a money write (a random UUID is a good one). */
+export const IdempotencyKeySchema = text({ error: M.idempotencyKeyRequired })
+  .trim()
+  .min(8, M.idempotencyKeyInvalid)
+  .max(200, M.idempotencyKeyInvalid)
+  .regex(/^[\x21-\x7e]+$/, M.idempotencyKeyInvalid);
+
+export const DonateFields = z.object({
+  amount: DonationAmountSchema,
+  monthly: z.boolean({ error: M.monthlyInvalid }).optional().default(false),
+  /** Required when signed out (where the receipt goes); ignored when signed in. */
+  email: EmailSchema.optional(),
+  /** The test card number (sandbox provider only). */
+  card: CardSchema.optional(),
+});
+/** The REST body (the key travels in the Idempotency-Key header). */
+export type DonateFields = z.input<typeof DonateFields>;
+
+/** The tRPC input: the same fields plus the key. */
+export const DonateInput = DonateFields.extend({ campaignId: text().trim().min(1).max(100), idempotencyKey: IdempotencyKeySchema });
+export type DonateInput = z.input<typeof DonateInput>;
+
+export const DONATION_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
+
+export const DonationSchema = z.object({
+  _id: z.string(),
+  campaignId: z.string(),
+  amount: z.number(),
+  currency: z.enum(CURRENCIES),
+  status: z.enum(DONATION_STATUSES),
+  monthly: z.boolean(),
+  createdAt: z.date(),
+  /** The receipt page (for a guest, with the secret that opens it). */
+  receiptUrl: z.string(),
+  /** Where the payer finishes paying (a real provider's checkout page); absent for the sandbox. */
+  checkoutUrl: z.string().optional(),
+});
+export type DonationDto = z.infer<typeof DonationSchema>;
+
+/** What the payment page needs to know before asking for a card. */
+export const PaymentInfoSchema = z.object({
+  provider: z.string(),
+  testMode: z.boolean(),
+  /** True when the card is typed in the app (the sandbox); false when the provider's page takes it. */
+  cardInApp: z.boolean(),
+  testCards: z.object({ succeeds: z.string(), declined: z.string(), insufficientFunds: z.string() }).nullable(),
+  presets: z.array(z.number()),
+  min: z.number(),
+  max: z.number(),
+});
+export type PaymentInfoDto = z.infer<typeof PaymentInfoSchema>;
+
+export const ReceiptSchema = z.object({
+  _id: z.string(),
+  amount: z.number(),
+  currency: z.enum(CURRENCIES),
+  status: z.enum(DONATION_STATUSES),
+  campaign: z.object({ _id: z.string(), title: z.string() }),
+  date: z.date(),
+  monthly: z.boolean(),
+  /** The failure the payer was told, for a failed payment. */
+  failureMessage: z.string().nullable(),
+  refund: z.object({ amount: z.number(), date: z.date() }).nullable(),
+  /** Whether the viewer may refund it (the campaign's owner or an admin, while it stands). */
+  canRefund: z.boolean(),
+});
+export type ReceiptDto = z.infer<typeof ReceiptSchema>;
+
+export const ReceiptQuery = z.object({ token: text().trim().max(200).optional() });
+
+export const RefundInput = z.object({ reason: text().trim().max(500, M.refundReasonTooLong).optional() });
+export type RefundInput = z.input<typeof RefundInput>;
+
+/** A campaign's donations for its owner: page by cursor, or everything as CSV. */
+export const CampaignDonationsQuery = ListQuery.pick({ limit: true, cursor: true }).extend({
+  format: z.enum(['json', 'csv'], { error: M.formatInvalid }).optional().default('json'),
+});
+export type CampaignDonationsQuery = z.input<typeof CampaignDonationsQuery>;
+
+export const CampaignDonationSchema = z.object({
+  _id: z.string(),
+  /** The donor's display name, or "Guest". */
+  donor: z.string(),
+  amount: z.number(),
+  currency: z.enum(CURRENCIES),
+  status: z.enum(DONATION_STATUSES),
+  monthly: z.boolean(),
+  date: z.date(),
+});
+export type CampaignDonationDto = z.infer<typeof CampaignDonationSchema>;
+export const CampaignDonationListSchema = z.object({ items: z.array(CampaignDonationSchema), nextCursor: z.string().nullable() });
+
+export const SubscriptionSchema = z.object({
+  _id: z.string(),
+  campaign: z.object({ _id: z.string(), title: z.string() }),
+  amount: z.number(),
+  currency: z.enum(CURRENCIES),
+  status: z.enum(['active', 'cancelled']),
+  nextChargeAt: z.date().nullable(),
+  createdAt: z.date(),
+  cancelledAt: z.date().nullable(),
+});
+export type SubscriptionDto = z.infer<typeof SubscriptionSchema>;
+export const SubscriptionListSchema = z.object({ items: z.array(SubscriptionSchema), nextCursor: z.string().nullable() });
+export const SubscriptionsQuery = ListQuery.pick({ limit: true, cursor: true });
+
+export const SupportedQuery = ListQuery.pick({ limit: true, cursor: true });
