@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, testConfig } from '../../../test/helpers';
 import { verifyPassword } from '../auth/password';
-import { campaigns, changeHistory, emailOutbox, images, projectFollows, projects, sessions, users } from '../db/schema';
+import { campaigns, campaignTotals, changeHistory, donations, emailOutbox, images, projectFollows, projects, sessions, subscriptions, users } from '../db/schema';
 import { uploadsDir } from '../storage/storage';
 import { seedDemo, seedDeps, type SeedResult } from './seed';
 
@@ -91,6 +91,18 @@ describe('npm run seed (seedDemo)', () => {
     expect([...cs, ...ps].every((i) => keys.has(i.id))).toBe(true);
   });
 
+  it('gives donations through the sandbox (some monthly, one refunded), so campaigns show money raised', async () => {
+    const ds = await database.db.select().from(donations);
+    expect(ds.length).toBeGreaterThanOrEqual(15);
+    expect(ds.filter((d) => d.status === 'refunded')).toHaveLength(1);
+    expect(ds.filter((d) => d.status === 'succeeded').length).toBe(ds.length - 1);
+    expect(ds.some((d) => d.recurring)).toBe(true);
+    expect(ds.some((d) => d.donorId === null)).toBe(true);
+    expect(await rowCount(subscriptions)).toBeGreaterThan(0);
+    const [raised] = await database.db.select({ n: sql<string>`count(distinct ${campaignTotals.campaignId})` }).from(campaignTotals).where(sql`${campaignTotals.raised} > 0`);
+    expect(Number(raised.n)).toBeGreaterThanOrEqual(8);
+  });
+
   it("stores every campaign's and project's pictures as uploaded files", async () => {
     const root = uploadsDir(config.dataDir);
     const uploaded = new Map((await database.db.select().from(images)).map((i) => [i.url, i]));
@@ -118,6 +130,7 @@ describe('npm run seed (seedDemo)', () => {
       projects: await rowCount(projects),
       images: await rowCount(images),
       follows: await rowCount(projectFollows),
+      donations: await rowCount(donations),
       history: await rowCount(changeHistory),
       outbox: await rowCount(emailOutbox),
       sessions: await rowCount(sessions),

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import sharp from 'sharp';
 import type { ActionMode, Category, Currency } from '../../shared/constants';
 import { CreateCampaignInput } from '../../shared/schemas/campaigns';
+import { TEST_CARDS } from '../../shared/schemas/donations';
 import { CreateProjectInput } from '../../shared/schemas/projects';
 import { validateSessionToken } from '../auth/session';
 import { ConfigError, loadConfig, type Config } from '../config';
@@ -466,6 +467,7 @@ export type SeedResult =
       projects: number;
       images: number;
       follows: number;
+      donations: number;
       admin: SeedCredentials;
       user: SeedCredentials;
     };
@@ -588,6 +590,7 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
   };
 
   progress(`Creating ${CAMPAIGNS.length} campaigns with pictures...`);
+  const campaignIds = new Map<string, { id: string; owner: string; goal: number; adult: boolean; takesMoney: boolean }>();
   for (const c of CAMPAIGNS) {
     const actor = actorOf(c.owner);
     const pics = await pictures(actor, c);
@@ -609,6 +612,38 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
     // backdated, so the list reads like weeks of activity (no API sets a creation date)
     const createdAt = new Date(now - c.ageDays * DAY_MS - Math.round(prng(c.title)() * 8 * 3600_000));
     await db.update(campaigns).set({ createdAt, updatedAt: createdAt }).where(eq(campaigns.id, created._id));
+    campaignIds.set(c.title, { id: created._id, owner: c.owner, goal: c.goal, adult: c.type === 'adult', takesMoney: c.actionMode !== 'support' && (c.targetType ?? 'amount') === 'amount' });
+  }
+
+  // donations through the service and the sandbox's test card, as a visitor gives: a few people
+  // per campaign (never its owner), some monthly, one guest, and the first gift refunded
+  progress('Giving donations with the test card...');
+  let donationCount = 0;
+  let refunded = false;
+  for (const [title, c] of campaignIds) {
+    if (!c.takesMoney || c.adult) continue;
+    const rand = prng(`donations:${title}`);
+    const givers = PEOPLE.filter((p) => p.key !== c.owner && !p.adult).filter(() => rand() < 0.45);
+    for (const [n, giver] of givers.entries()) {
+      // between 2 % and 12 % of the goal, in whole units
+      const amount = Math.max(5, Math.round(c.goal * (0.02 + rand() * 0.1)));
+      const monthly = n === 0 && rand() < 0.5;
+      const gift = await services.donations.donate(actorOf(giver.key), c.id, { amount, monthly, card: TEST_CARDS.succeeds }, `seed:${title}:${giver.key}`);
+      donationCount += 1;
+      if (!refunded) {
+        await services.donations.refund(actorOf(c.owner), gift._id, { reason: 'Given twice by mistake' });
+        refunded = true;
+      }
+    }
+    if (rand() < 0.3) {
+      await services.donations.donate(
+        { user: null, session: null, ip: '127.0.0.99' },
+        c.id,
+        { amount: 20, monthly: false, email: `guest.${donationCount}@example.com`, card: TEST_CARDS.succeeds },
+        `seed:${title}:guest`,
+      );
+      donationCount += 1;
+    }
   }
 
   progress(`Creating ${PROJECTS.length} projects with pictures...`);
@@ -647,12 +682,13 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
   const person = (key: string): SeedCredentials => ({ email: emailOf(key), password, name: PEOPLE.find((p) => p.key === key)!.name });
   return {
     seeded: true,
-    message: `Seeded ${PEOPLE.length} people, ${CAMPAIGNS.length} campaigns, ${PROJECTS.length} projects, ${imageCount} pictures and ${FOLLOWS.length} project follows.`,
+    message: `Seeded ${PEOPLE.length} people, ${CAMPAIGNS.length} campaigns, ${PROJECTS.length} projects, ${imageCount} pictures, ${donationCount} donations (test card) and ${FOLLOWS.length} project follows.`,
     users: PEOPLE.length,
     campaigns: CAMPAIGNS.length,
     projects: PROJECTS.length,
     images: imageCount,
     follows: FOLLOWS.length,
+    donations: donationCount,
     admin: person(ADMIN_KEY),
     user: person(REGULAR_KEY),
   };

@@ -1,0 +1,177 @@
+import { eq, inArray, sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Currency } from '../../../shared/constants';
+import { toMinor } from '../../../shared/money';
+import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, sessions, subscriptions, users } from '../../db/schema';
+import type { Actor } from '../../deps';
+import { AppError } from '../../lib/errors';
+import { buildTestApp, call, openTestDatabase, signUp } from '../../../../test/helpers';
+
+/**
+ * Random batches of money steps run concurrently through the service: donations (some with a
+ * key used before, same body or not), declined cards, refunds by the owner, monthly donations
+ * and their cancellation, over a few campaigns in different currencies. After each run the
+ * database is read and checked:
+ *   - every ledger group sums to zero per currency;
+ *   - each campaign's totalRaised (the API's) equals its succeeded donations (refunded ones out);
+ *   - each campaign's donor count equals its distinct donors with a standing donation;
+ *   - no donation has two donation groups or two refund groups; only succeeded donations have a
+ *     donation group with no refund, refunded ones have both, others none;
+ *   - a refund reverses exactly its donation's group, with the same amount;
+ *   - an idempotency key names one donation.
+ * The database is shared by the runs, and the checks cover everything written so far: a shrunk
+ * counterexample names the run that found a fault, which earlier runs may have set up.
+ * Work is bounded by count (numRuns and batch sizes), never by time.
+ */
+
+let database: Awaited<ReturnType<typeof openTestDatabase>>;
+let app: FastifyInstance;
+const PEOPLE = 4;
+let people: Actor[];
+let owner: Actor;
+let campaignIds: string[];
+const CURRENCIES: Currency[] = ['USD', 'EUR', 'GBP'];
+
+async function actorOf(p: { userId: string }): Promise<Actor> {
+  const [user] = await database.db.select().from(users).where(eq(users.id, p.userId));
+  const [session] = await database.db.select().from(sessions).where(eq(sessions.userId, p.userId)).limit(1);
+  return { user, session, ip: '10.9.9.9' };
+}
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  app = await buildTestApp(database);
+  const o = await signUp(app, { username: 'prop_owner' });
+  owner = await actorOf(o);
+  people = [];
+  for (let i = 0; i < PEOPLE; i++) people.push(await actorOf(await signUp(app, { username: `prop_giver_${i}` })));
+  campaignIds = [];
+  for (const currency of CURRENCIES) {
+    const res = await call(app, o, { method: 'POST', url: '/api/campaigns', payload: { title: `Prop ${currency}`, currency, actionMode: 'both' } });
+    campaignIds.push(res.json()._id);
+  }
+});
+afterAll(async () => {
+  await app?.close();
+  await database?.close();
+});
+
+type Step =
+  | { kind: 'donate'; who: number | 'guest'; campaign: number; cents: number; card: 'good' | 'declined' | 'nofunds'; key: number; monthly: boolean }
+  | { kind: 'refund'; nth: number; by: 'owner' | 'donor' }
+  | { kind: 'cancel'; nth: number };
+
+const CARDS = { good: '4242424242424242', declined: '4000000000000002', nofunds: '4000000000009995' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('donate' as const),
+      who: fc.oneof(fc.integer({ min: 0, max: PEOPLE - 1 }), fc.constant('guest' as const)),
+      campaign: fc.integer({ min: 0, max: CURRENCIES.length - 1 }),
+      cents: fc.integer({ min: 100, max: 50_000 }),
+      card: fc.constantFrom('good' as const, 'good' as const, 'good' as const, 'declined' as const, 'nofunds' as const),
+      // a small key space: keys repeat, with the same body or another
+      key: fc.integer({ min: 0, max: 12 }),
+      monthly: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), nth: fc.nat({ max: 50 }), by: fc.constantFrom('owner' as const, 'donor' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), nth: fc.nat({ max: 10 }) }) },
+);
+
+let run = 0;
+
+async function apply(s: Step, runKey: string): Promise<void> {
+  const svc = app.services.donations;
+  const expectedRefusal = (err: unknown) => {
+    // refusals are answers (4xx); anything else is a bug
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+  };
+  try {
+    if (s.kind === 'donate') {
+      const actor = s.who === 'guest' ? { user: null, session: null, ip: '10.9.9.8' } : people[s.who];
+      await svc.donate(
+        actor,
+        campaignIds[s.campaign],
+        { amount: s.cents / 100, monthly: s.monthly && s.who !== 'guest', email: s.who === 'guest' ? 'guest.prop@example.com' : undefined, card: CARDS[s.card] },
+        `${runKey}-k${s.key}`,
+      );
+    } else if (s.kind === 'refund') {
+      const rows = await database.db.select({ id: donations.id, donorId: donations.donorId }).from(donations).where(inArray(donations.campaignId, campaignIds)).orderBy(donations.createdAt, donations.id);
+      if (!rows.length) return;
+      const d = rows[s.nth % rows.length];
+      const by = s.by === 'owner' ? owner : (people.find((p) => p.user?.id === d.donorId) ?? owner);
+      await svc.refund(by, d.id, { reason: 'property' });
+    } else {
+      const subs = await database.db.select({ id: subscriptions.id, donorId: subscriptions.donorId }).from(subscriptions).orderBy(subscriptions.createdAt);
+      if (!subs.length) return;
+      const sub = subs[s.nth % subs.length];
+      const who = people.find((p) => p.user?.id === sub.donorId)!;
+      await svc.cancelSubscription(who, sub.id);
+    }
+  } catch (err) {
+    expectedRefusal(err);
+  }
+}
+
+async function check(): Promise<void> {
+  const db = database.db;
+  const unbalanced = await db
+    .select({ g: ledgerEntries.groupId })
+    .from(ledgerEntries)
+    .groupBy(ledgerEntries.groupId, ledgerEntries.currency)
+    .having(sql`sum(${ledgerEntries.amount}) <> 0`);
+  expect(unbalanced).toEqual([]);
+
+  const rows = await db.select().from(donations).where(inArray(donations.campaignId, campaignIds));
+  const groups = await db.select().from(ledgerGroups);
+  const entries = await db.select().from(ledgerEntries);
+  for (const d of rows) {
+    const mine = groups.filter((g) => g.donationId === d.id);
+    const booked = mine.filter((g) => g.kind === 'donation');
+    const reversed = mine.filter((g) => g.kind === 'refund');
+    const expected = { succeeded: [1, 0], refunded: [1, 1], failed: [0, 0], pending: [0, 0] }[d.status];
+    expect({ id: d.id, status: d.status, groups: [booked.length, reversed.length] }).toEqual({ id: d.id, status: d.status, groups: expected });
+    if (reversed.length) {
+      expect(reversed[0].reversesGroupId).toBe(booked[0].id);
+      const back = entries.filter((e) => e.groupId === reversed[0].id && e.accountType === 'campaign');
+      expect(back.map((e) => e.amount)).toEqual([-d.amount]);
+    }
+  }
+  for (const [i, id] of campaignIds.entries()) {
+    const standing = rows.filter((d) => d.campaignId === id && d.status === 'succeeded');
+    const campaign = (await call(app, null, { method: 'GET', url: `/api/campaigns/${id}` })).json();
+    expect(campaign.currency).toBe(CURRENCIES[i]);
+    expect(toMinor(campaign.totalRaised)).toBe(standing.reduce((sum, d) => sum + d.amount, 0));
+    expect(campaign.donors).toBe(new Set(standing.map((d) => d.donorId ?? d.donorEmail)).size);
+    const fromLedger = entries
+      .filter((e) => e.accountType === 'campaign' && e.accountId === id)
+      .reduce((sum, e) => sum + e.amount, 0);
+    const [t] = await db.select({ n: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded}), 0)` }).from(campaignTotals).where(eq(campaignTotals.campaignId, id));
+    expect(Number(t.n)).toBe(fromLedger);
+  }
+  const keys = await db.select({ k: donations.idempotencyKey, n: sql<string>`count(*)` }).from(donations).groupBy(donations.idempotencyKey).having(sql`count(*) > 1`);
+  expect(keys).toEqual([]);
+}
+
+describe('donations, property', () => {
+  it('keeps the ledger balanced and the totals true under random concurrent money steps', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 5 }), async (batches) => {
+        run += 1;
+        const runKey = `prop-${run}`;
+        for (const batch of batches) await Promise.all(batch.map((s) => apply(s, runKey)));
+        await check();
+      }),
+      { numRuns: 25 },
+    );
+    // the campaigns really moved money in the runs (the property was not vacuous)
+    const [moved] = await database.db.select({ n: sql<string>`count(*)` }).from(donations).where(eq(donations.status, 'refunded'));
+    expect(Number(moved.n)).toBeGreaterThan(0);
+    expect((await database.db.select().from(campaigns)).length).toBeGreaterThanOrEqual(3);
+  });
+});
