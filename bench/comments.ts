@@ -17,14 +17,17 @@ import { CommentPageQuery } from '../src/shared/schemas/community';
  * deleted) and BIG_COMMENTS - BIG_THREADS replies: one reply on every 18th thread and
  * LONG_REPLIES on thread LONG_THREAD_AT (the middle), so a page of threads holds a few replies
  * and one thread is long. The small one: 8 threads, 2 replies on the first. Around them, 1-3
- * comments on about 10 % of the other campaigns. One owner blocks 50 others (for the signed-in
- * EXPLAIN).
+ * comments on about 10 % of the other campaigns. Many blocks: one owner blocks VIEWER_BLOCKS
+ * others (the signed-in viewer of the EXPLAIN), every other owner about OTHER_BLOCKS at random.
  */
 export const BIG_COMMENTS = 100_000;
 export const BIG_THREADS = 90_000;
 export const LONG_THREAD_AT = 45_000;
 export const LONG_REPLIES = 5_001;
 export const SMALL_COMMENTS = 10;
+/** People the signed-in viewer of the EXPLAIN blocked (of 1000), and about how many each other owner did. */
+export const VIEWER_BLOCKS = 300;
+export const OTHER_BLOCKS = 100;
 
 /** Seeds the comments when the database has none (a kept database from before them gets them too); false when they were there. */
 export async function seedComments(sql: postgres.Sql, vocab: readonly string[]): Promise<boolean> {
@@ -79,10 +82,18 @@ export async function seedComments(sql: postgres.Sql, vocab: readonly string[]):
              initcap(bench_comment_words(${words}, 8 + floor(random() * 20)::int)) || '.', c.created_at + j * interval '1 hour'
       from (select id, created_at from campaigns where id not in (${big.id}, ${small.id}) and random() < 0.1) c
       cross join lateral generate_series(1, 1 + floor(random() * 3)::int + 0 * length(c.id::text)) j, o`;
-    // one owner blocks 50 others
+    // many blocks: one owner blocks VIEWER_BLOCKS others, every other owner about OTHER_BLOCKS at random
     await sql`
       with o as (select array_agg(id order by id) as ids from users)
-      insert into blocks (blocker_id, blocked_id) select o.ids[1], o.ids[1 + g * 3] from generate_series(1, 50) g, o`;
+      insert into blocks (blocker_id, blocked_id) select o.ids[1], o.ids[1 + g * 3] from generate_series(1, ${VIEWER_BLOCKS}::int) g, o`;
+    await sql`
+      with o as (select array_agg(id order by id) as ids from users)
+      insert into blocks (blocker_id, blocked_id)
+      select blocker, blocked from (
+        select u, o.ids[u] as blocker, o.ids[1 + floor(random() * array_length(o.ids, 1))::int] as blocked
+        from o, generate_series(2, array_length(o.ids, 1)) u, generate_series(1, ${OTHER_BLOCKS}::int) j) x
+      where blocker <> blocked
+      on conflict (blocker_id, blocked_id) do nothing`;
   } finally {
     await sql.unsafe(`drop function bench_comment_words(text[], int)`);
   }
@@ -98,8 +109,11 @@ export interface CommentTargets {
   /** A cursor to the thread at 90 % of the big campaign's threads, and to the reply at 90 % of the long thread. */
   deepThreads: string;
   deepReplies: string;
-  /** The owner who blocked 50 others. */
+  /** The owner who blocked the most others, and how many. */
   blocker: string;
+  blocks: number;
+  /** Blocks in all. */
+  allBlocks: number;
   threads: number;
   comments: number;
   allComments: number;
@@ -120,7 +134,8 @@ export async function findCommentTargets(probe: postgres.Sql): Promise<CommentTa
   const [deepReply] = await probe<{ created_at: Date; id: string }[]>`
     select created_at, id from comments where parent_id = ${long.parent_id}
     order by created_at, id offset ${Math.floor(Number(long.n) * 0.9)} limit 1`;
-  const [blocker] = await probe<{ blocker_id: string }[]>`select blocker_id from blocks group by blocker_id order by count(*) desc limit 1`;
+  const [blocker] = await probe<{ blocker_id: string; n: string }[]>`select blocker_id, count(*) as n from blocks group by blocker_id order by count(*) desc limit 1`;
+  const [{ n: allBlocks }] = await probe<{ n: string }[]>`select count(*) as n from blocks`;
   const [{ n_all: all }] = await probe<{ n_all: string }[]>`select count(*) as n_all from comments`;
   return {
     big,
@@ -129,6 +144,8 @@ export async function findCommentTargets(probe: postgres.Sql): Promise<CommentTa
     deepThreads: encodeCursor({ createdAt: deepThread.created_at, id: deepThread.id }),
     deepReplies: encodeCursor({ createdAt: deepReply.created_at, id: deepReply.id }),
     blocker: blocker?.blocker_id ?? '',
+    blocks: Number(blocker?.n ?? 0),
+    allBlocks: Number(allBlocks),
     threads: Number(threads),
     comments: BIG_COMMENTS,
     allComments: Number(all),
@@ -137,8 +154,8 @@ export async function findCommentTargets(probe: postgres.Sql): Promise<CommentTa
 
 /**
  * `EXPLAIN (ANALYZE, BUFFERS)` of every statement the comments service runs for a first page, a
- * page at 90 % and a page of the long thread's replies, anonymous and as a viewer who blocked 50
- * people, in the app's session settings. The statements are the service's own (captured from its
+ * page at 90 % and a page of the long thread's replies, anonymous and as the viewer who blocked the
+ * most people (VIEWER_BLOCKS, among many blocks), in the app's session settings. The statements are the service's own (captured from its
  * Drizzle logger; the campaign check is left out, it is the campaign detail's query).
  */
 export async function explainComments(benchUrl: string, t: CommentTargets): Promise<string> {
@@ -154,8 +171,10 @@ export async function explainComments(benchUrl: string, t: CommentTargets): Prom
     const cases: [string, () => Promise<unknown>][] = [
       ['first page of threads, anonymous', () => service.list(anonymous, t.big, CommentPageQuery.parse({}))],
       ['page of threads at 90 %, anonymous', () => service.list(anonymous, t.big, CommentPageQuery.parse({ cursor: t.deepThreads }))],
-      ['first page of threads, a viewer who blocked 50 people', () => service.list(viewer, t.big, CommentPageQuery.parse({}))],
-      ['replies of the long thread at 90 %, a viewer who blocked 50 people', () => service.replies(viewer, t.big, t.longThread, CommentPageQuery.parse({ cursor: t.deepReplies }))],
+      [`first page of threads, a viewer who blocked ${t.blocks} people (${t.allBlocks} blocks in all)`, () => service.list(viewer, t.big, CommentPageQuery.parse({}))],
+      ['page of threads at 90 %, the same viewer', () => service.list(viewer, t.big, CommentPageQuery.parse({ cursor: t.deepThreads }))],
+      ['first page of replies of the long thread, the same viewer', () => service.replies(viewer, t.big, t.longThread, CommentPageQuery.parse({}))],
+      ['replies of the long thread at 90 %, the same viewer', () => service.replies(viewer, t.big, t.longThread, CommentPageQuery.parse({ cursor: t.deepReplies }))],
     ];
     for (const [name, run] of cases) {
       captured.length = 0;

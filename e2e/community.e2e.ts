@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import { blocks, campaigns, favorites, users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { startHarness, type Harness } from './harness';
+import { settle, startHarness, type Harness } from './harness';
 
 let h: Harness;
 let tmp: string;
@@ -178,6 +178,73 @@ describe('favorites', () => {
     await expect.poll(titles).toEqual(made.slice(0, 24).map((c) => c.title));
     expect(await favoritesOf(fan, 'campaign')).not.toContain(made[24].id);
     expect(await panel(page).getByText('No favorites in this tab.').count()).toBe(0);
+  });
+
+  it('shows the favorites in the campaign list on every page as it scrolls, asking once per page of rows', async () => {
+    const fan = await person('fan_lists');
+    const maker = await person('maker_lists');
+    // 25 campaigns straight into the table, newest first: Quillon 00 .. Quillon 24
+    const base = Date.now();
+    const made = await h.database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 25 }, (_, i) => ({ ownerId: maker.userId, title: `Quillon ${String(i).padStart(2, '0')}`, createdAt: new Date(base - i * 1000) })))
+      .returning({ id: campaigns.id, title: campaigns.title });
+    await favoriteByRest(fan, 'campaign', made[3].id);
+    await favoriteByRest(fan, 'campaign', made[22].id);
+
+    const { page } = await openPage();
+    await logIn(page, fan.email);
+    // the ids each favorites.ids call asks about (tRPC batches calls into one GET: /trpc/a,b?batch=1&input={"0":..,"1":..})
+    const asked: string[][] = [];
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (!url.pathname.startsWith('/trpc/')) return;
+      const inputs = JSON.parse(url.searchParams.get('input') ?? '{}') as Record<string, { json?: { targetIds?: string[] } }>;
+      url.pathname
+        .slice('/trpc/'.length)
+        .split(',')
+        .forEach((proc, i) => {
+          if (proc === 'favorites.ids') asked.push(inputs[String(i)]?.json?.targetIds ?? []);
+        });
+    });
+    const rows = (p: Page) => p.locator('table tbody tr');
+    await page.goto('/campaigns?q=quillon');
+    await expect.poll(() => rows(page).count()).toBe(20);
+    const button = (i: number) => rows(page).filter({ hasText: made[i].title }).getByRole('button', { name: new RegExp(`: ${made[i].title}$`) });
+    await expect.poll(() => button(3).innerText()).toBe('★ Favorited');
+    expect(await button(3).isDisabled()).toBe(true);
+    await expect.poll(() => button(4).isEnabled()).toBe(true);
+    expect(await button(4).innerText()).toBe('☆ Favorite');
+
+    await page.locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+    await expect.poll(() => rows(page).count()).toBe(25);
+    await expect.poll(() => button(22).innerText()).toBe('★ Favorited');
+    await expect.poll(() => button(24).isEnabled()).toBe(true);
+    expect(await button(24).innerText()).toBe('☆ Favorite');
+    // one question for the first 20 rows, one for the 5 the scroll added; none per button
+    await settle(page);
+    expect(asked).toEqual([made.slice(0, 20).map((c) => c.id), made.slice(20).map((c) => c.id)]);
+
+    // a press on the second page shows at once and is kept
+    await button(24).click();
+    await expect.poll(() => button(24).innerText()).toBe('★ Favorited');
+    await expect.poll(() => favoritesOf(fan, 'campaign')).toContain(made[24].id);
+    // the first page's buttons are as they were
+    expect(await button(3).innerText()).toBe('★ Favorited');
+    expect(await button(4).innerText()).toBe('☆ Favorite');
+
+    // the campaign's own page agrees, and its button toggles
+    await rows(page).getByRole('link', { name: made[24].title, exact: true }).click();
+    await page.waitForURL(`${h.baseUrl}/campaigns/${made[24].id}`);
+    const toggle = page.locator('.item-head').getByRole('button', { name: /Favorite/ });
+    await expect.poll(() => toggle.innerText()).toBe('★ Favorited');
+    await toggle.click();
+    await expect.poll(() => toggle.innerText()).toBe('☆ Favorite');
+    await expect.poll(() => favoritesOf(fan, 'campaign')).not.toContain(made[24].id);
+    // and back on the list, the row shows it
+    await page.goBack();
+    await page.waitForURL(`${h.baseUrl}/campaigns?q=quillon`);
+    await expect.poll(() => button(24).innerText()).toBe('☆ Favorite');
   });
 });
 

@@ -54,10 +54,16 @@ export function testDataDir(): string {
 /**
  * The app's configuration for a test. The per-account write budgets are off by default: tests
  * build their fixtures from one account faster than any person writes. write-limits.test.ts
- * turns them on (`writeLimits: true`) and checks each one.
+ * turns them on (`writeLimits: true`) and checks each one. So is the per-address limit on
+ * requests in progress (many tests send everything from one address at once);
+ * http/client-limit.test.ts turns it on (`clientConcurrency`, `clientQueue`).
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10', WRITE_LIMITS: 'off' }), dataDir: testDataDir(), ...overrides };
+  return {
+    ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10', WRITE_LIMITS: 'off', CLIENT_CONCURRENCY: '0' }),
+    dataDir: testDataDir(),
+    ...overrides,
+  };
 }
 
 export async function buildTestApp(db: Database, overrides: Partial<Config> = {}): Promise<FastifyInstance> {

@@ -31,6 +31,8 @@ const CampaignsPage = page(() => import('./pages/campaigns/CampaignsPage'));
 const NewCampaignPage = page(() => import('./pages/campaigns/NewCampaignPage'));
 const CampaignDetailPage = page(() => import('./pages/campaigns/CampaignDetailPage'));
 const VerifyJoinPage = page(() => import('./pages/campaigns/VerifyJoinPage'));
+// donations
+const ReceiptPage = page(() => import('./pages/donations/ReceiptPage'));
 // disputes
 const MyDisputesPage = page(() => import('./pages/disputes/MyDisputesPage'));
 const NewDisputePage = page(() => import('./pages/disputes/NewDisputePage'));
@@ -79,6 +81,8 @@ const layoutRoutes: RouteObject[] = [
   { path: 'campaigns', element: <CampaignsPage /> },
   { path: 'campaigns/new', element: signedIn(<NewCampaignPage />) },
   { path: 'campaigns/:id', element: <CampaignDetailPage /> },
+  // a guest's receipt link carries ?token=, so the page is open to visitors
+  { path: 'donations/:id', element: <ReceiptPage /> },
 
   { path: 'projects', element: <ProjectsPage /> },
   { path: 'projects/new', element: signedIn(<NewProjectPage />) },

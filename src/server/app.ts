@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Deps } from './deps';
 import { registerBuiltClient, registerViteDev } from './http/client-app';
+import { registerClientLimit } from './http/client-limit';
 import { registerErrorHandler } from './http/errors';
 import { registerRequestAuth } from './http/request-auth';
 import type { RestRouteMeta } from './http/rest';
@@ -20,6 +21,7 @@ import { commentsRest } from './modules/comments/rest';
 import { donationsRest, paymentWebhooksRest } from './modules/donations/rest';
 import { favoritesRest } from './modules/favorites/rest';
 import { projectsRest } from './modules/projects/rest';
+import { supportsRest } from './modules/supports/rest';
 import { tagsRest } from './modules/tags/rest';
 import { teamsRest } from './modules/teams/rest';
 import { usersRest } from './modules/users/rest';
@@ -124,6 +126,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   registerErrorHandler(app);
   registerSecurityHeaders(app, { dev: opts.client === 'dev' });
+  // before anything reads a body or a session: one address cannot take the server from others
+  registerClientLimit(app, { concurrency: config.clientConcurrency, queue: config.clientQueue });
   await app.register(cookie);
   registerRequestAuth(app, deps);
 
@@ -136,6 +140,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       favoritesRest(api, services);
       blocksRest(api, services);
       projectsRest(api, services);
+      supportsRest(api, services);
       tagsRest(api, services);
       teamsRest(api, services);
       usersRest(api, services);

@@ -19,6 +19,20 @@ export const HTTP_TIMEOUT_DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
 } as const;
 
+/**
+ * Fairness per client address under /api and /trpc (http/client-limit.ts): at most
+ * `concurrency` requests of one address are handled at once, up to `queue` more wait their turn
+ * (their bodies unread), and past that the address gets 429 with Retry-After. One address (a
+ * script, a runaway client) then cannot take the whole server from everybody else, while a
+ * browser, whose page asks one or two things at a time (tRPC batches them), hardly notices.
+ * Uploads are not counted (they have their own queue). Behind a reverse proxy set
+ * TRUST_PROXY=true, else every client shares the proxy's address.
+ */
+export const CLIENT_LIMIT_DEFAULTS = {
+  concurrency: 2,
+  queue: 16,
+} as const;
+
 const optionalUrl = z
   .string()
   .trim()
@@ -63,6 +77,9 @@ const ConfigSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.headersTimeoutMs),
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.idleTimeoutMs),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.keepAliveTimeoutMs),
+  /** Requests of one client address handled at once (0 turns the limit off), and how many more may wait (CLIENT_LIMIT_DEFAULTS). */
+  CLIENT_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(CLIENT_LIMIT_DEFAULTS.concurrency),
+  CLIENT_QUEUE: z.coerce.number().int().min(0).max(10_000).default(CLIENT_LIMIT_DEFAULTS.queue),
 });
 
 export type Config = {
@@ -88,6 +105,9 @@ export type Config = {
   headersTimeoutMs: number;
   idleTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Per-address fairness (CLIENT_LIMIT_DEFAULTS): requests handled at once (0: off) and waiting. */
+  clientConcurrency: number;
+  clientQueue: number;
   dev: boolean;
 };
 
@@ -125,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     headersTimeoutMs: c.HTTP_HEADERS_TIMEOUT_MS,
     idleTimeoutMs: c.HTTP_IDLE_TIMEOUT_MS,
     keepAliveTimeoutMs: c.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientConcurrency: c.CLIENT_CONCURRENCY,
+    clientQueue: c.CLIENT_QUEUE,
     dev: opts.dev ?? false,
   };
 }

@@ -6,6 +6,7 @@ import { createDonationsService } from './modules/donations/service';
 import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
 import { createProjectsService } from './modules/projects/service';
+import { createSupportsService } from './modules/supports/service';
 import { createTagsService } from './modules/tags/service';
 import { createTeamsService } from './modules/teams/service';
 import { createUsersService } from './modules/users/service';
@@ -22,6 +23,7 @@ export function createServices(deps: Deps) {
     favorites: createFavoritesService(deps, { campaigns, projects }),
     comments: createCommentsService(deps, { campaigns }),
     donations: createDonationsService(deps, { provider: deps.payments, receiptKey: deps.receiptKey, campaigns }),
+    supports: createSupportsService(deps),
     blocks: createBlocksService(deps),
     tags: createTagsService(deps),
     teams: createTeamsService(deps),

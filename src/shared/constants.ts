@@ -31,6 +31,8 @@ export const DISPUTE_STATUSES = ['open', 'under_review', 'resolved', 'rejected']
 export const DEFAULT_REJECTION_REASON = 'not eligible';
 
 export const FAVORITE_TARGET_TYPES = ['campaign', 'project', 'profile'] as const;
+/** The most ids one `favorites.ids` question may ask about (a list shows a page of 20 at a time). */
+export const FAVORITE_IDS_MAX = 100;
 export const TEAM_ROLES = ['member', 'manager'] as const;
 export const TEAM_MEMBER_STATUSES = ['invited', 'requested', 'active'] as const;
 

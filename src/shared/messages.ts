@@ -16,6 +16,7 @@ export const M = {
   crossSiteRefused: 'Cross-site request refused.',
   tooManyRequests: 'Too many attempts. Please wait a minute and try again.',
   tooManyWrites: 'You are doing that too often. Please wait a while and try again.',
+  tooManyAtOnce: 'Too many requests at once from your address. Please try again in a moment.',
   invalidInput: 'Invalid input',
   /** Follows the field's name: "title cannot contain ..." (PostgreSQL cannot store U+0000). */
   textNul: 'cannot contain the NUL character (U+0000)',
@@ -143,7 +144,13 @@ export const M = {
   testModeNotice: 'Test mode: no real money moves',
   invalidWebhookSignature: 'Invalid webhook signature',
   paymentProviderUnknown: 'Unknown payment provider',
-  campaignHasMoney: 'A campaign that has received donations cannot be deleted',
+
+  // Support and coordination
+  supportNotAccepted: 'This campaign does not take supporters',
+  campaignPast: 'This campaign has already taken place',
+  supportCheckEmail: 'Check your email to confirm your support.',
+  guestSupportEmailRequired: 'Email is required to support without an account',
+  guestSupportVerified: '✅ You are verified. You can close this window.',
   projectNotFound: 'Project not found',
   userNotFound: 'User not found',
   notOwner: 'Only the owner can do that',

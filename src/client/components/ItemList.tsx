@@ -5,6 +5,8 @@ import { PAGE_SIZE } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import { formatMoney } from '../../shared/money';
 import { errorMessage } from '../lib/errors';
+import { FavoriteIdsGroup } from './FavoriteButton';
+import { GoalProgress } from './GoalProgress';
 import { InfiniteScrollSentinel } from './InfiniteScrollSentinel';
 import { categoryLabel } from './itemText';
 import { Loading } from './Loading';
@@ -22,6 +24,16 @@ export interface ListItem {
   supporters: number;
   imageUrl: string | null;
   ownerId: PersonRef;
+  /** With `showProgress`: the goal the row's thin progress bar measures against. */
+  goalAmount?: number;
+  targetType?: 'amount' | 'supporters';
+}
+
+/** The thin progress bar of a row, under the figure the goal counts (raised, or supporters). */
+function RowProgress({ item, of }: { item: ListItem; of: 'amount' | 'supporters' }) {
+  const { goalAmount, targetType = 'amount' } = item;
+  if (goalAmount === undefined || targetType !== of) return null;
+  return <GoalProgress thin item={{ ...item, goalAmount, targetType }} label={`Progress of ${item.title}`} />;
 }
 
 export interface ListPage<T> {
@@ -100,14 +112,26 @@ interface ItemTableProps<T extends ListItem> {
   /** The thing a row is, for accessible names ('campaign', 'project'). */
   noun: string;
   /**
-   * The Favorite slot of the actions column: favorites come later and will render their
-   * '☆ Favorite' button here. Nothing is shown until then.
+   * The Favorite slot of the actions column ('☆ Favorite'). The rows are grouped a page
+   * (PAGE_SIZE) at a time, in the order shown, and the buttons of a group ask about their ids
+   * together (FavoriteIdsGroup): one question per page of the list, and a page loaded later by
+   * infinite scroll leaves the earlier groups (and their cached answers) as they were.
    */
   renderFavorite?: (item: T) => ReactNode;
+  /** A thin bar toward each row's goal (campaigns). */
+  showProgress?: boolean;
+}
+
+/** The ids of `items` in groups of PAGE_SIZE, in order; each row reads its own group. */
+function favoriteGroups(items: { _id: string }[]): string[][] {
+  const groups: string[][] = [];
+  for (let i = 0; i < items.length; i += PAGE_SIZE) groups.push(items.slice(i, i + PAGE_SIZE).map((x) => x._id));
+  return groups;
 }
 
 /** The shared table of campaigns and projects (spec section 2 columns). */
-export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFavorite }: ItemTableProps<T>) {
+export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFavorite, showProgress = false }: ItemTableProps<T>) {
+  const groups = renderFavorite ? favoriteGroups(items) : [];
   return (
     <div className="table-wrap">
       <table className="table item-table">
@@ -132,7 +156,7 @@ export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFav
           </tr>
         </thead>
         <tbody>
-          {items.map((item) => {
+          {items.map((item, i) => {
             const href = `${basePath}/${encodeURIComponent(item._id)}`;
             return (
               <tr key={item._id}>
@@ -155,13 +179,19 @@ export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFav
                   <span className="type-badge">{categoryLabel(item.type)}</span>
                 </td>
                 <td className="coordination-cell">{item.coordination}</td>
-                <td className="num">{formatMoney(item.totalRaised, item.currency)}</td>
-                <td className="num">{item.supporters}</td>
+                <td className="num">
+                  {formatMoney(item.totalRaised, item.currency)}
+                  {showProgress && <RowProgress item={item} of="amount" />}
+                </td>
+                <td className="num">
+                  {item.supporters}
+                  {showProgress && <RowProgress item={item} of="supporters" />}
+                </td>
                 <td className="actions-cell">
                   <Link className="button button-small button-secondary" to={href} aria-label={`Open ${noun} ${item.title}`}>
                     Open
                   </Link>
-                  {renderFavorite?.(item)}
+                  {renderFavorite && <FavoriteIdsGroup ids={groups[Math.floor(i / PAGE_SIZE)]}>{renderFavorite(item)}</FavoriteIdsGroup>}
                 </td>
               </tr>
             );
@@ -178,10 +208,11 @@ interface ItemListViewProps<T extends ListItem> {
   noun: string;
   emptyText: string;
   renderFavorite?: (item: T) => ReactNode;
+  showProgress?: boolean;
 }
 
 /** The table with its states: Loading, an error, the empty text, infinite scroll and 'End of results'. */
-export function ItemListView<T extends ListItem>({ list, basePath, noun, emptyText, renderFavorite }: ItemListViewProps<T>) {
+export function ItemListView<T extends ListItem>({ list, basePath, noun, emptyText, renderFavorite, showProgress }: ItemListViewProps<T>) {
   if (list.isPending) return <Loading />;
   if (list.isError && !list.data) {
     return (
@@ -204,7 +235,7 @@ export function ItemListView<T extends ListItem>({ list, basePath, noun, emptyTe
         Showing {items.length} of {Math.max(total, items.length)}
         {capped ? '+' : ''}
       </p>
-      <ItemTable items={items} basePath={basePath} noun={noun} renderFavorite={renderFavorite} />
+      <ItemTable items={items} basePath={basePath} noun={noun} renderFavorite={renderFavorite} showProgress={showProgress} />
       <InfiniteScrollSentinel
         hasMore={list.hasNextPage}
         loading={list.isFetchingNextPage}

@@ -20,6 +20,10 @@ function gatedMailer() {
       if (msg.kind === 'reset_password' && gate) await gate.promise;
       sent.push(msg);
     },
+    async record(_tx, msg) {
+      started.push(msg);
+      return () => void sent.push(msg);
+    },
     async drain() {},
   };
   return {

@@ -79,8 +79,10 @@ export function restRoute<B extends Schema | undefined, Q extends Schema | undef
       };
       const result = await route.handler(input, req, reply);
       if (status === 204) return reply.code(204).send();
+      // a handler may answer another success status itself (202 for a request taken but not done)
+      const code = reply.statusCode !== 200 ? reply.statusCode : status;
       // serialized through the declared schema (see response-schema.ts): undeclared fields never leave
-      return reply.code(status).send(result);
+      return reply.code(code).send(result);
     },
   });
 }

@@ -44,6 +44,8 @@ export const WRITE_BUDGETS = {
   follow: [{ limit: 60, windowMs: MINUTE }],
   favorite: [{ limit: 60, windowMs: MINUTE }],
   block: [{ limit: 30, windowMs: MINUTE }],
+  // a signed-in person's support (guests confirm by email, limited like the other email senders)
+  support: [{ limit: 60, windowMs: HOUR }],
   // payment attempts: also what keeps a stolen-card tester from trying cards here
   donation: [
     { limit: 10, windowMs: HOUR },

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/client';
+import type { Db, DbOrTx } from '../db/client';
 import { emailOutbox } from '../db/schema';
 
 export interface MailMessage {
@@ -17,6 +17,11 @@ export interface MailMessage {
 /** The mailer port. Every message is recorded in the outbox table first. */
 export interface Mailer {
   send(msg: MailMessage): Promise<void>;
+  /**
+   * Records a message in the caller's transaction (so it exists exactly when the change it
+   * reports does); call the returned function after the commit to deliver it.
+   */
+  record(tx: DbOrTx, msg: MailMessage): Promise<() => void>;
   /** Resolves when every delivery in flight has finished (graceful shutdown, tests). */
   drain(): Promise<void>;
 }
@@ -55,19 +60,31 @@ export async function createMailer(opts: {
     }
   }
 
+  async function insert(via: DbOrTx, msg: MailMessage): Promise<string> {
+    const [row] = await via
+      .insert(emailOutbox)
+      .values({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, kind: msg.kind, status: transport ? 'pending' : 'outbox' })
+      .returning({ id: emailOutbox.id });
+    return row.id;
+  }
+
+  function dispatch(id: string, msg: MailMessage) {
+    if (!transport) {
+      log.info({ to: msg.to, kind: msg.kind, link: msg.link }, `email kept in the outbox (no SMTP_URL): ${msg.subject}${msg.link ? ` -> ${msg.link}` : ''}`);
+      return;
+    }
+    // Delivered in the background: the answer's timing must not depend on the SMTP server.
+    const p = deliver(id, msg).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+
   return {
     async send(msg) {
-      const [row] = await db
-        .insert(emailOutbox)
-        .values({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, kind: msg.kind, status: transport ? 'pending' : 'outbox' })
-        .returning({ id: emailOutbox.id });
-      if (!transport) {
-        log.info({ to: msg.to, kind: msg.kind, link: msg.link }, `email kept in the outbox (no SMTP_URL): ${msg.subject}${msg.link ? ` -> ${msg.link}` : ''}`);
-        return;
-      }
-      // Delivered in the background: the answer's timing must not depend on the SMTP server.
-      const p = deliver(row.id, msg).finally(() => inFlight.delete(p));
-      inFlight.add(p);
+      dispatch(await insert(db, msg), msg);
+    },
+    async record(tx, msg) {
+      const id = await insert(tx, msg);
+      return () => dispatch(id, msg);
     },
     async drain() {
       await Promise.all([...inFlight]);

@@ -5,6 +5,7 @@ import { commentsRouter } from '../modules/comments/router';
 import { donationsRouter } from '../modules/donations/router';
 import { favoritesRouter } from '../modules/favorites/router';
 import { projectsRouter } from '../modules/projects/router';
+import { supportsRouter } from '../modules/supports/router';
 import { tagsRouter } from '../modules/tags/router';
 import { teamsRouter } from '../modules/teams/router';
 import { uploadsRouter } from '../modules/uploads/router';
@@ -20,6 +21,7 @@ export const appRouter = router({
   favorites: favoritesRouter,
   blocks: blocksRouter,
   projects: projectsRouter,
+  supports: supportsRouter,
   tags: tagsRouter,
   teams: teamsRouter,
   users: usersRouter,

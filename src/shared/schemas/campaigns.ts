@@ -117,6 +117,8 @@ export const CampaignSchema = z.object({
   supporters: z.number(),
   /** The viewer's own donations to this campaign (0 when signed out). */
   donated: z.number(),
+  /** Whether the viewer supports it (false when signed out). */
+  supported: z.boolean(),
   ownerId: OwnerSchema,
   createdAt: z.date(),
   updatedAt: z.date(),

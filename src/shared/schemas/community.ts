@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMENT_MAX, FAVORITE_TARGET_TYPES } from '../constants';
+import { COMMENT_MAX, FAVORITE_IDS_MAX, FAVORITE_TARGET_TYPES } from '../constants';
 import { M } from '../messages';
 import { CampaignSchema, ListQuery, OwnerSchema } from './campaigns';
 import { IdSchema, text } from './common';
@@ -36,6 +36,17 @@ export type FavoriteDto = z.infer<typeof FavoriteSchema>;
  */
 export const FavoriteListSchema = z.object({ items: z.array(FavoriteSchema), nextCursor: z.string().nullable() });
 export type FavoriteListDto = z.infer<typeof FavoriteListSchema>;
+/**
+ * Which of these things of one type are my favorites (the buttons of a page ask about the ids
+ * they show): at most FAVORITE_IDS_MAX ids; an id that is not a uuid names nothing, so it is
+ * simply not a favorite.
+ */
+export const FavoriteIdsQuery = z.object({
+  type: FavoriteTargetType,
+  targetIds: z.array(z.string()).max(FAVORITE_IDS_MAX, M.favoriteIdsTooMany),
+});
+export type FavoriteIdsQuery = z.input<typeof FavoriteIdsQuery>;
+/** The asked ids that are my favorites (none when signed out). */
 export const FavoriteIdsSchema = z.object({ ids: z.array(z.string()) });
 export const FavoriteStateSchema = z.object({ favorited: z.boolean() });
 

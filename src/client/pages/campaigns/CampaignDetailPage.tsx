@@ -6,15 +6,19 @@ import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { categoryLabel, goalText } from '../../components/itemText';
 import { ImageGallery } from '../../components/ImageGallery';
 import { FavoriteButton } from '../../components/FavoriteButton';
+import { GoalProgress } from '../../components/GoalProgress';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { OwnerLink } from '../../components/OwnerLink';
 import { TagPills } from '../../components/TagPills';
+import { useSession } from '../../auth/useSession';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { CampaignDonations } from './CampaignDonations';
 import { CommentsSection } from './comments/CommentsSection';
+import { DonatePanel } from './DonatePanel';
 
 const BackLink = () => (
   <Link className="back-link" to="/campaigns">
@@ -45,9 +49,10 @@ export default function CampaignDetailPage() {
 
 function CampaignView({ c }: { c: CampaignDto }) {
   const [coverOpen, setCoverOpen] = useState(false);
+  const session = useSession();
   const coverAlt = `${c.title} cover`;
-  const showProgress = c.targetType === 'amount' && c.goalAmount > 0;
-  const percent = showProgress ? Math.min(100, Math.round((c.totalRaised / c.goalAmount) * 100)) : 0;
+  const takesDonations = c.actionMode === 'donation' || c.actionMode === 'both';
+  const ownerView = session.user !== null && (session.user._id === c.ownerId._id || session.isAdmin);
   return (
     <article className="page item-detail">
       <BackLink />
@@ -75,43 +80,50 @@ function CampaignView({ c }: { c: CampaignDto }) {
           </section>
           <ImageGallery images={c.images} title={c.title} />
         </div>
-        <aside className="detail-side card" aria-label="Campaign details">
-          <div className="owner-row">
-            <OwnerLink person={c.ownerId} avatar size={40} />
-          </div>
-          <dl className="facts">
-            <div>
-              <dt>Type</dt>
-              <dd>{categoryLabel(c.type)}</dd>
+        <div className="detail-side-col">
+          <aside className="detail-side card" aria-label="Campaign details">
+            <div className="owner-row">
+              <OwnerLink person={c.ownerId} avatar size={40} />
             </div>
-            {c.goalAmount > 0 && (
+            <dl className="facts">
               <div>
-                <dt>Goal</dt>
-                <dd>{goalText(c)}</dd>
+                <dt>Type</dt>
+                <dd>{categoryLabel(c.type)}</dd>
               </div>
-            )}
-            <div>
-              <dt>Raised</dt>
-              <dd>{formatMoney(c.totalRaised, c.currency)}</dd>
-            </div>
-            <div>
-              <dt>Coordination</dt>
-              <dd>{c.coordination}</dd>
-            </div>
-            <div>
-              <dt>Supporters</dt>
-              <dd>{c.supporters}</dd>
-            </div>
-          </dl>
-          {showProgress && (
-            <div className="meter" aria-hidden="true">
-              <div className="meter-bar" style={{ width: `${percent}%` }} />
-            </div>
-          )}
-          <TagPills tags={c.tags} basePath="/campaigns" />
-          {/* The Favorite toggle (signed-in users) comes with favorites. */}
-        </aside>
+              {c.goalAmount > 0 && (
+                <div>
+                  <dt>Goal</dt>
+                  <dd>{goalText(c)}</dd>
+                </div>
+              )}
+              <div>
+                <dt>Raised</dt>
+                <dd>{formatMoney(c.totalRaised, c.currency)}</dd>
+              </div>
+              {(takesDonations || c.donors > 0) && (
+                <div>
+                  <dt>Donors</dt>
+                  <dd>{c.donors}</dd>
+                </div>
+              )}
+              <div>
+                <dt>Coordination</dt>
+                <dd>{c.coordination}</dd>
+              </div>
+              <div>
+                <dt>Supporters</dt>
+                <dd>{c.supporters}</dd>
+              </div>
+            </dl>
+            <GoalProgress item={c} />
+            {c.donated > 0 && <p className="donated-note">You donated {formatMoney(c.donated, c.currency)}</p>}
+            <TagPills tags={c.tags} basePath="/campaigns" />
+            {/* The Favorite toggle (signed-in users) comes with favorites. */}
+          </aside>
+          {takesDonations && <DonatePanel campaign={c} />}
+        </div>
       </div>
+      {ownerView && <CampaignDonations campaignId={c._id} />}
       <CommentsSection campaignId={c._id} />
     </article>
   );

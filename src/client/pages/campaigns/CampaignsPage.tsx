@@ -29,6 +29,7 @@ export default function CampaignsPage() {
         basePath="/campaigns"
         noun="campaign"
         emptyText={M.noCampaigns}
+        showProgress
         renderFavorite={(item) => <FavoriteButton targetType="campaign" targetId={item._id} itemName={item.title} mode="oneWay" />}
       />
     </section>

@@ -1,9 +1,10 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useId, type ReactNode } from 'react';
 import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { FavoriteDto } from '../../../shared/schemas/community';
 import { CompactItemList } from '../../components/CompactItemList';
-import type { FavoriteTargetType } from '../../components/FavoriteButton';
+import { setFavoriteInCache, type FavoriteTargetType } from '../../components/FavoriteButton';
 import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
@@ -45,6 +46,7 @@ const nextCursor = (last: { nextCursor: string | null }) => last.nextCursor ?? u
 
 function FavoritesTab({ type }: { type: FavoriteTargetType }) {
   const utils = trpc.useUtils();
+  const queryClient = useQueryClient();
   const input = { type, limit: PAGE_SIZE };
   const list = trpc.favorites.list.useInfiniteQuery(input, { getNextPageParam: nextCursor });
   const remove = trpc.favorites.remove.useMutation({
@@ -53,7 +55,8 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
         input,
         (old) => old && { ...old, pages: old.pages.map((p) => ({ ...p, items: p.items.filter((f) => f.targetId !== removed.targetId) })) },
       );
-      utils.favorites.ids.setData({ type }, (old) => old && { ids: old.ids.filter((id) => id !== removed.targetId) });
+      // the Favorite buttons of lists and detail pages that asked about it agree
+      setFavoriteInCache(queryClient, type, removed.targetId, false);
     },
     onSettled: () => {
       void utils.favorites.list.invalidate();

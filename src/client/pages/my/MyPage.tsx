@@ -5,16 +5,19 @@ import { Loading } from '../../components/Loading';
 import { Tabs, useTabParam } from '../../components/Tabs';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { CreateLink, OwnCampaigns, OwnProjects, OwnTeams } from './OwnLists';
+import { Supported } from './Supported';
 
 const TABS = [
   { id: 'campaigns', label: 'Campaigns' },
   { id: 'projects', label: 'Projects' },
   { id: 'teams', label: 'Teams' },
+  { id: 'supported', label: 'Supported' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
 /**
- * /my: tabs campaigns, projects, teams (spec section 2). Signed out it says exactly 'Please log
+ * /my: tabs campaigns, projects, teams (spec section 2), and supported (the campaigns I gave to
+ * and my monthly donations). Signed out it says exactly 'Please log
  * in to view your campaigns, projects, and teams.' Campaigns are my own, split into Active and
  * Past; the projects and teams tabs have a '+ Create' link.
  */
@@ -55,6 +58,7 @@ export default function MyPage() {
             <OwnTeams />
           </>
         )}
+        {tab === 'supported' && <Supported />}
       </Tabs>
     </section>
   );

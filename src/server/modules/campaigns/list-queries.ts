@@ -58,6 +58,10 @@ export function campaignSelection(viewerId: unknown) {
       viewerId === null
         ? sql<string>`0`
         : sql<string>`coalesce((select d.donated from campaign_donors d where d.campaign_id = ${campaigns.id} and d.donor_key = 'u:' || ${viewerId}::text), 0)`,
+    supported:
+      viewerId === null
+        ? sql<boolean>`false`
+        : sql<boolean>`exists (select 1 from supports s where s.campaign_id = ${campaigns.id} and s.user_id = ${viewerId}::uuid and s.confirmed_at is not null)`,
   };
 }
 
@@ -68,6 +72,7 @@ export type CampaignRow = {
   donors: string | number;
   supporters: string | number;
   donated: string | number;
+  supported: boolean;
 };
 
 /** A row of the list's total query: per-adult counts from list_counts (with the list's generation), or one count(*). */

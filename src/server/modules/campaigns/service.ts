@@ -41,6 +41,7 @@ export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
     support: supporters,
     supporters,
     donated: toMajor(Number(r.donated)),
+    supported: r.supported === true,
     ownerId: { _id: r.owner.id, username: r.owner.username, name: r.owner.name, imageUrl: r.owner.imageUrl, avatarUrl: r.owner.imageUrl },
     createdAt: r.c.createdAt,
     updatedAt: r.c.updatedAt,

@@ -78,19 +78,23 @@ function afterAsc(createdAt: AnyColumn, id: AnyColumn, c: { t: string; id: strin
 }
 
 /**
- * The people the viewer blocked, as an array the statement reads once (an InitPlan), and tests
- * on it: `author <> all(...)` is a plain filter on rows read in index order, so a page still
- * stops after its rows. (Written as NOT EXISTS, the planner may turn it into an anti join that
- * reads a thread's replies in full and sorts them, or hash every comment of the table.)
+ * The viewer's block of the author in `column`: `true`, or null when there is none. A scalar
+ * subquery on blocks_blocker_blocked_key (blocker_id, blocked_id), unique, so at most one row:
+ * PostgreSQL runs it as a SubPlan, one index probe per row it tests, whatever the number of
+ * blocks, on rows read in index order, so a page still stops after its rows. (`author <>
+ * all(array(...blocked ids))` cost every block for every row. `NOT EXISTS` lets the planner turn
+ * it into a hash anti join: in a page of replies, that read the thread's replies from the cursor
+ * to its end and sorted them, and for the threads it hashed the viewer's blocks.)
  */
-function blockedIds(viewerId: string): SQL {
-  return sql`array(select ${blocks.blockedId} from ${blocks} where ${blocks.blockerId} = ${viewerId})`;
+function blockOf(viewerId: string, column: AnyColumn | SQL): SQL {
+  const b = sql.identifier('b');
+  return sql`(select true from ${blocks} as ${b} where ${b}.blocker_id = ${viewerId} and ${b}.blocked_id = ${column})`;
 }
 function blockedBy(viewerId: string, column: AnyColumn | SQL): SQL {
-  return sql`${column} = any(${blockedIds(viewerId)})`;
+  return sql`${blockOf(viewerId, column)} is not null`;
 }
 function notBlockedBy(viewerId: string, column: AnyColumn | SQL): SQL {
-  return sql`${column} <> all(${blockedIds(viewerId)})`;
+  return sql`${blockOf(viewerId, column)} is null`;
 }
 
 export function createCommentsService(deps: Deps, items: { campaigns: CampaignsService }) {

@@ -23,7 +23,7 @@ import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { createHmac } from 'node:crypto';
 import { sha256Hex, equalHex } from '../../auth/crypto';
 import type { Tx } from '../../db/client';
-import { campaignDonors, campaignTotals, campaigns, donations, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
+import { campaignDonors, campaignTotals, campaigns, supports, donations, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
@@ -571,19 +571,27 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     async supported(actor: Actor, query: Out<typeof SupportedQuery>): Promise<{ items: CampaignDto[]; nextCursor: string | null }> {
       const { user } = requireUser(actor);
       const cursor = readCursor(query.cursor);
+      // what I gave to (standing gifts) and what I support (confirmed), by my latest of either
+      const mine = db.$with('mine').as(
+        db
+          .select({ campaignId: sql<string>`x.campaign_id`.as('campaign_id'), at: sql<Date>`max(x.at)`.as('at') })
+          .from(
+            sql`(select ${campaignDonors.campaignId} as campaign_id, ${campaignDonors.lastGiftAt} as at from ${campaignDonors}
+                   where ${campaignDonors.userId} = ${user.id} and ${campaignDonors.gifts} > 0
+                 union all
+                 select ${supports.campaignId}, ${supports.confirmedAt} from ${supports}
+                   where ${supports.userId} = ${user.id} and ${supports.confirmedAt} is not null) x`,
+          )
+          .groupBy(sql`x.campaign_id`),
+      );
       const rows = await db
-        .select({ campaignId: campaignDonors.campaignId, lastGiftAt: campaignDonors.lastGiftAt })
-        .from(campaignDonors)
-        .where(
-          and(
-            eq(campaignDonors.userId, user.id),
-            sql`${campaignDonors.gifts} > 0`,
-            cursor ? afterCursor(campaignDonors.lastGiftAt, campaignDonors.campaignId, cursor) : undefined,
-          ),
-        )
-        .orderBy(desc(campaignDonors.lastGiftAt), desc(campaignDonors.campaignId))
+        .with(mine)
+        .select({ campaignId: mine.campaignId, at: mine.at })
+        .from(mine)
+        .where(cursor ? sql`(${mine.at}, ${mine.campaignId}) < (${cursor.t}::timestamptz, ${cursor.id}::uuid)` : undefined)
+        .orderBy(desc(mine.at), desc(mine.campaignId))
         .limit(query.limit + 1);
-      const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ createdAt: r.lastGiftAt, id: r.campaignId }));
+      const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ createdAt: new Date(r.at), id: r.campaignId }));
       const found = new Map((await opts.campaigns.byIds(actor, page.map((r) => r.campaignId))).map((c) => [c._id, c] as const));
       return { items: page.flatMap((r) => found.get(r.campaignId) ?? []), nextCursor };
     },

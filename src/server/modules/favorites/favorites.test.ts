@@ -93,12 +93,75 @@ describe('favorites', () => {
   it('works through tRPC with the same rules', async () => {
     const c = (await call(app, bob, { method: 'POST', url: '/api/campaigns', payload: { title: 'tRPC fav' } })).json();
     expect((await trpc(app, alice, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: c._id })).data.targetId).toBe(c._id);
-    expect((await trpc(app, alice, 'query', 'favorites.ids', { type: 'campaign' })).data.ids).toContain(c._id);
-    expect((await trpc(app, null, 'query', 'favorites.ids', { type: 'campaign' })).data.ids).toEqual([]);
+    expect((await trpc(app, alice, 'query', 'favorites.ids', { type: 'campaign', targetIds: [c._id] })).data.ids).toEqual([c._id]);
+    expect((await trpc(app, null, 'query', 'favorites.ids', { type: 'campaign', targetIds: [c._id] })).data.ids).toEqual([]);
     expect((await trpc(app, alice, 'query', 'favorites.list', { type: 'campaign' })).data.items.map((f: { targetId: string }) => f.targetId)).toContain(c._id);
     expect((await trpc(app, alice, 'mutation', 'favorites.remove', { targetType: 'campaign', targetId: c._id })).data).toEqual({ favorited: false });
     expect((await trpc(app, null, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: c._id })).status).toBe(401);
     expect((await trpc(app, alice, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+  });
+});
+
+describe('favorites.ids: which of the ids a page shows are my favorites', () => {
+  let asker: Awaited<ReturnType<typeof signUp>>;
+  let other: Awaited<ReturnType<typeof signUp>>;
+  /** 5 campaigns; asker favorites the 1st, 3rd and 5th */
+  let made: string[];
+  const ask = (who: Client | null, input: unknown) => trpc(app, who, 'query', 'favorites.ids', input);
+  const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+  beforeAll(async () => {
+    asker = await signUp(app, { username: 'f_asker' });
+    other = await signUp(app, { username: 'f_other' });
+    made = (
+      await database.db
+        .insert(campaigns)
+        .values(Array.from({ length: 5 }, (_, i) => ({ ownerId: bob.userId, title: `Asked ${i}` })))
+        .returning({ id: campaigns.id })
+    ).map((c) => c.id);
+    for (const id of [made[0], made[2], made[4]]) expect((await fav(asker, 'POST', 'campaign', id)).statusCode).toBe(200);
+    // the 2nd is someone else's favorite
+    expect((await fav(other, 'POST', 'campaign', made[1])).statusCode).toBe(200);
+  });
+
+  it('answers the favorited subset of the asked ids, in the order asked', async () => {
+    const res = await ask(asker, { type: 'campaign', targetIds: [made[4], made[1], made[0], made[3], made[2]] });
+    expect(res.status).toBe(200);
+    expect(res.data).toEqual({ ids: [made[4], made[0], made[2]] });
+    expect((await ask(asker, { type: 'campaign', targetIds: [made[1], made[3]] })).data).toEqual({ ids: [] });
+    expect((await ask(asker, { type: 'campaign', targetIds: [] })).data).toEqual({ ids: [] });
+    // only what was asked: favorites not asked about are not told
+    expect((await ask(asker, { type: 'campaign', targetIds: [made[0]] })).data).toEqual({ ids: [made[0]] });
+  });
+
+  it('answers only for the asked type, only my own favorites, and none when signed out', async () => {
+    expect((await ask(asker, { type: 'project', targetIds: made })).data).toEqual({ ids: [] });
+    expect((await ask(other, { type: 'campaign', targetIds: made })).data).toEqual({ ids: [made[1]] });
+    expect((await ask(null, { type: 'campaign', targetIds: made })).data).toEqual({ ids: [] });
+  });
+
+  it('treats ids that are not uuids as not favorites, and a repeated id once', async () => {
+    const res = await ask(asker, { type: 'campaign', targetIds: ['not-an-id', '', made[0], "x' or 1=1 --", made[0], made[0].toUpperCase()] });
+    expect(res.status).toBe(200);
+    expect(res.data).toEqual({ ids: [made[0]] });
+  });
+
+  it('answers up to 100 ids, and refuses 101 with a 400 that says so', async () => {
+    const hundred = [...made, ...Array.from({ length: 95 }, (_, i) => uuid(i))];
+    const ok = await ask(asker, { type: 'campaign', targetIds: hundred });
+    expect(ok.status).toBe(200);
+    expect(ok.data).toEqual({ ids: [made[0], made[2], made[4]] });
+    const over = await ask(asker, { type: 'campaign', targetIds: [...hundred, uuid(100)] });
+    expect(over.status).toBe(400);
+    expect(over.error?.message).toBe('targetIds can hold at most 100 ids');
+    expect(over.data).toBeUndefined();
+  });
+
+  it('refuses a question without ids or with an unknown type (400)', async () => {
+    expect((await ask(asker, { type: 'campaign' })).status).toBe(400);
+    const badType = await ask(asker, { type: 'team', targetIds: made });
+    expect(badType.status).toBe(400);
+    expect(badType.error?.message).toBe('targetType must be campaign, project or profile');
   });
 });
 

@@ -1,12 +1,11 @@
-import { z } from 'zod';
 import {
+  FavoriteIdsQuery,
   FavoriteIdsSchema,
   FavoriteInput,
   FavoriteListSchema,
   FavoriteSchema,
   FavoritesQuery,
   FavoriteStateSchema,
-  FavoriteTargetType,
 } from '../../../shared/schemas/community';
 import { authedProcedure, publicProcedure, router } from '../../trpc/init';
 
@@ -16,10 +15,11 @@ export const favoritesRouter = router({
     .input(FavoritesQuery.prefault({}))
     .output(FavoriteListSchema)
     .query(({ ctx, input }) => ctx.services.favorites.list(ctx.actor, input)),
+  /** Which of the given ids (at most 100) of one type are my favorites; none when signed out. */
   ids: publicProcedure
-    .input(z.object({ type: FavoriteTargetType }))
+    .input(FavoriteIdsQuery)
     .output(FavoriteIdsSchema)
-    .query(({ ctx, input }) => ctx.services.favorites.ids(ctx.actor, input.type)),
+    .query(({ ctx, input }) => ctx.services.favorites.ids(ctx.actor, input)),
   add: authedProcedure
     .input(FavoriteInput)
     .output(FavoriteSchema)

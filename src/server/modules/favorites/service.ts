@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import type { FavoriteDto, FavoriteInput, FavoriteListDto, FavoritesQuery } from '../../../shared/schemas/community';
+import type { FavoriteDto, FavoriteIdsQuery, FavoriteInput, FavoriteListDto, FavoritesQuery } from '../../../shared/schemas/community';
 import { favorites, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { notFound } from '../../lib/errors';
@@ -100,14 +100,22 @@ export function createFavoritesService(deps: Deps, items: { campaigns: Campaigns
       return { items, nextCursor };
     },
 
-    /** Ids of my favorites of one type (for the buttons in lists); empty when signed out. */
-    async ids(actor: Actor, type: TargetType): Promise<{ ids: string[] }> {
+    /**
+     * Which of the asked ids of one type are my favorites, in the order asked (the buttons of a
+     * page ask about what they show; at most FAVORITE_IDS_MAX ids, checked by the schema). Ids
+     * that are not uuids name nothing and are not favorites; signed out, none are. One probe of
+     * favorites_user_target_key per asked id.
+     */
+    async ids(actor: Actor, query: Out<typeof FavoriteIdsQuery>): Promise<{ ids: string[] }> {
       if (!actor.user) return { ids: [] };
+      const asked = [...new Set(query.targetIds.filter(isUuid).map((id) => id.toLowerCase()))];
+      if (!asked.length) return { ids: [] };
       const rows = await db
         .select({ id: favorites.targetId })
         .from(favorites)
-        .where(and(eq(favorites.userId, actor.user.id), eq(favorites.targetType, type)));
-      return { ids: rows.map((r) => r.id) };
+        .where(and(eq(favorites.userId, actor.user.id), eq(favorites.targetType, query.type), inArray(favorites.targetId, asked)));
+      const found = new Set(rows.map((r) => r.id));
+      return { ids: asked.filter((id) => found.has(id)) };
     },
   };
 }
