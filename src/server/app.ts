@@ -20,6 +20,7 @@ import { campaignsRest } from './modules/campaigns/rest';
 import { commentsRest } from './modules/comments/rest';
 import { donationsRest, paymentWebhooksRest } from './modules/donations/rest';
 import { favoritesRest } from './modules/favorites/rest';
+import { payoutsRest } from './modules/payouts/rest';
 import { projectsRest } from './modules/projects/rest';
 import { supportsRest } from './modules/supports/rest';
 import { tagsRest } from './modules/tags/rest';
@@ -141,6 +142,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       blocksRest(api, services);
       projectsRest(api, services);
       supportsRest(api, services);
+      payoutsRest(api, services);
       tagsRest(api, services);
       teamsRest(api, services);
       usersRest(api, services);

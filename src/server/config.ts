@@ -69,6 +69,8 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** The platform's share of each payout, in percent (rounded half up to the cent). */
+  PLATFORM_FEE_PERCENT: z.coerce.number().min(0).max(50).default(5),
   /** Stripe instead of the built-in sandbox payment provider: both or neither. */
   STRIPE_SECRET_KEY: optionalUrl,
   STRIPE_WEBHOOK_SECRET: optionalUrl,
@@ -98,6 +100,8 @@ export type Config = {
   uploadQuotaBytes: number;
   uploadConcurrency: number;
   cookieSecure: boolean;
+  /** PLATFORM_FEE_PERCENT in basis points (500 for 5 %). */
+  platformFeeBps: number;
   /** Set when Stripe takes payments (else the sandbox provider does). */
   stripe?: { secretKey: string; webhookSecret: string };
   /** HTTP server timeouts in milliseconds (HTTP_TIMEOUT_DEFAULTS). */
@@ -140,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     uploadQuotaBytes: c.UPLOAD_QUOTA_MB * 1024 * 1024,
     uploadConcurrency: c.UPLOAD_CONCURRENCY,
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
+    platformFeeBps: Math.round(c.PLATFORM_FEE_PERCENT * 100),
     stripe: c.STRIPE_SECRET_KEY && c.STRIPE_WEBHOOK_SECRET ? { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : undefined,
     requestTimeoutMs: c.HTTP_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: c.HTTP_HEADERS_TIMEOUT_MS,

@@ -2,7 +2,9 @@ import type { Deps } from './deps';
 import { createAuthService } from './modules/auth/service';
 import { createBlocksService } from './modules/blocks/service';
 import { createCommentsService } from './modules/comments/service';
+import { createDisputesService } from './modules/disputes/service';
 import { createDonationsService } from './modules/donations/service';
+import { createPayoutsService } from './modules/payouts/service';
 import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
 import { createProjectsService } from './modules/projects/service';
@@ -24,6 +26,8 @@ export function createServices(deps: Deps) {
     comments: createCommentsService(deps, { campaigns }),
     donations: createDonationsService(deps, { provider: deps.payments, receiptKey: deps.receiptKey, campaigns }),
     supports: createSupportsService(deps),
+    payouts: createPayoutsService(deps),
+    disputes: createDisputesService(deps),
     blocks: createBlocksService(deps),
     tags: createTagsService(deps),
     teams: createTeamsService(deps),

@@ -46,6 +46,10 @@ export const WRITE_BUDGETS = {
   block: [{ limit: 30, windowMs: MINUTE }],
   // a signed-in person's support (guests confirm by email, limited like the other email senders)
   support: [{ limit: 60, windowMs: HOUR }],
+  dispute: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 30, windowMs: DAY },
+  ],
   // payment attempts: also what keeps a stolen-card tester from trying cards here
   donation: [
     { limit: 10, windowMs: HOUR },

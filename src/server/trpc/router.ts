@@ -4,6 +4,7 @@ import { campaignsRouter } from '../modules/campaigns/router';
 import { commentsRouter } from '../modules/comments/router';
 import { donationsRouter } from '../modules/donations/router';
 import { favoritesRouter } from '../modules/favorites/router';
+import { disputesRouter, payoutsRouter } from '../modules/payouts/router';
 import { projectsRouter } from '../modules/projects/router';
 import { supportsRouter } from '../modules/supports/router';
 import { tagsRouter } from '../modules/tags/router';
@@ -20,6 +21,8 @@ export const appRouter = router({
   donations: donationsRouter,
   favorites: favoritesRouter,
   blocks: blocksRouter,
+  payouts: payoutsRouter,
+  disputes: disputesRouter,
   projects: projectsRouter,
   supports: supportsRouter,
   tags: tagsRouter,

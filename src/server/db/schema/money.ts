@@ -212,6 +212,9 @@ export const payouts = pgTable(
     /** Set by the admin on approval (optional). */
     payoutBatchId: text('payout_batch_id'),
     rejectReason: text('reject_reason'),
+    /** The request's Idempotency-Key, when it sent one, and a digest of the request. */
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
     decidedBy: uuid('decided_by').references(() => users.id, { onDelete: 'set null' }),
     decidedAt: ts('decided_at'),
     createdAt: createdAt(),
@@ -229,6 +232,8 @@ export const payouts = pgTable(
     check('payouts_rejected_has_reason', sql`${t.status} <> 'rejected' OR ${t.rejectReason} IS NOT NULL`),
     index('payouts_status_created_idx').on(t.status, t.createdAt),
     index('payouts_campaign_status_idx').on(t.campaignId, t.status),
+    uniqueIndex('payouts_idempotency_key').on(t.idempotencyKey),
+    index('payouts_campaign_created_idx').on(t.campaignId, t.createdAt.desc(), t.id.desc()),
   ],
 );
 

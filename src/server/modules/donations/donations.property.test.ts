@@ -4,15 +4,17 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Currency } from '../../../shared/constants';
 import { toMinor } from '../../../shared/money';
-import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, sessions, subscriptions, users } from '../../db/schema';
+import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, payouts, sessions, subscriptions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { AppError } from '../../lib/errors';
 import { buildTestApp, call, openTestDatabase, signUp } from '../../../../test/helpers';
+import { setAdmin } from '../users/admin-grant';
 
 /**
  * Random batches of money steps run concurrently through the service: donations (some with a
  * key used before, same body or not), declined cards, refunds by the owner, monthly donations
- * and their cancellation, over a few campaigns in different currencies. After each run the
+ * and their cancellation, payout requests (an amount or everything available) and their
+ * approval or rejection, over a few campaigns in different currencies. After each run the
  * database is read and checked:
  *   - every ledger group sums to zero per currency;
  *   - each campaign's totalRaised (the API's) equals its succeeded donations (refunded ones out);
@@ -20,7 +22,10 @@ import { buildTestApp, call, openTestDatabase, signUp } from '../../../../test/h
  *   - no donation has two donation groups or two refund groups; only succeeded donations have a
  *     donation group with no refund, refunded ones have both, others none;
  *   - a refund reverses exactly its donation's group, with the same amount;
- *   - an idempotency key names one donation.
+ *   - an idempotency key names one donation;
+ *   - each campaign's account (in less refunds less paid out) equals its totals and is never
+ *     negative, pending + paid payouts never exceed what it raised less refunds, and each
+ *     approved payout is one ledger group taking its gross from the campaign.
  * The database is shared by the runs, and the checks cover everything written so far: a shrunk
  * counterexample names the run that found a fault, which earlier runs may have set up.
  * Work is bounded by count (numRuns and batch sizes), never by time.
@@ -31,6 +36,7 @@ let app: FastifyInstance;
 const PEOPLE = 4;
 let people: Actor[];
 let owner: Actor;
+let admin: Actor;
 let campaignIds: string[];
 const CURRENCIES: Currency[] = ['USD', 'EUR', 'GBP'];
 
@@ -45,6 +51,11 @@ beforeAll(async () => {
   app = await buildTestApp(database);
   const o = await signUp(app, { username: 'prop_owner' });
   owner = await actorOf(o);
+  await database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, o.userId));
+  owner = await actorOf(o);
+  const a = await signUp(app, { username: 'prop_admin' });
+  await setAdmin(database.db, a.email, true);
+  admin = await actorOf(a);
   people = [];
   for (let i = 0; i < PEOPLE; i++) people.push(await actorOf(await signUp(app, { username: `prop_giver_${i}` })));
   campaignIds = [];
@@ -61,7 +72,9 @@ afterAll(async () => {
 type Step =
   | { kind: 'donate'; who: number | 'guest'; campaign: number; cents: number; card: 'good' | 'declined' | 'nofunds'; key: number; monthly: boolean }
   | { kind: 'refund'; nth: number; by: 'owner' | 'donor' }
-  | { kind: 'cancel'; nth: number };
+  | { kind: 'cancel'; nth: number }
+  | { kind: 'payout'; campaign: number; cents: number | null }
+  | { kind: 'decide'; nth: number; approve: boolean };
 
 const CARDS = { good: '4242424242424242', declined: '4000000000000002', nofunds: '4000000000009995' };
 
@@ -81,6 +94,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), nth: fc.nat({ max: 50 }), by: fc.constantFrom('owner' as const, 'donor' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), nth: fc.nat({ max: 10 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('payout' as const),
+      campaign: fc.integer({ min: 0, max: CURRENCIES.length - 1 }),
+      // null: everything available
+      cents: fc.option(fc.integer({ min: 1, max: 60_000 }), { nil: null }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('decide' as const), nth: fc.nat({ max: 20 }), approve: fc.boolean() }) },
 );
 
 let run = 0;
@@ -106,6 +129,14 @@ async function apply(s: Step, runKey: string): Promise<void> {
       const d = rows[s.nth % rows.length];
       const by = s.by === 'owner' ? owner : (people.find((p) => p.user?.id === d.donorId) ?? owner);
       await svc.refund(by, d.id, { reason: 'property' });
+    } else if (s.kind === 'payout') {
+      await app.services.payouts.request(owner, campaignIds[s.campaign], { recipientPaypalEmail: 'owner.prop@example.com', amount: s.cents === null ? undefined : s.cents / 100 });
+    } else if (s.kind === 'decide') {
+      const pending = await database.db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, 'pending')).orderBy(payouts.createdAt, payouts.id);
+      if (!pending.length) return;
+      const p = pending[s.nth % pending.length];
+      if (s.approve) await app.services.payouts.approve(admin, p.id, {});
+      else await app.services.payouts.reject(admin, p.id, {});
     } else {
       const subs = await database.db.select({ id: subscriptions.id, donorId: subscriptions.donorId }).from(subscriptions).orderBy(subscriptions.createdAt);
       if (!subs.length) return;
@@ -144,6 +175,7 @@ async function check(): Promise<void> {
   }
   for (const [i, id] of campaignIds.entries()) {
     const standing = rows.filter((d) => d.campaignId === id && d.status === 'succeeded');
+    const net = (cid: string) => rows.filter((d) => d.campaignId === cid && d.status === 'succeeded').reduce((sum, d) => sum + d.amount, 0);
     const campaign = (await call(app, null, { method: 'GET', url: `/api/campaigns/${id}` })).json();
     expect(campaign.currency).toBe(CURRENCIES[i]);
     expect(toMinor(campaign.totalRaised)).toBe(standing.reduce((sum, d) => sum + d.amount, 0));
@@ -152,7 +184,24 @@ async function check(): Promise<void> {
       .filter((e) => e.accountType === 'campaign' && e.accountId === id)
       .reduce((sum, e) => sum + e.amount, 0);
     const [t] = await db.select({ n: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded}), 0)` }).from(campaignTotals).where(eq(campaignTotals.campaignId, id));
-    expect(Number(t.n)).toBe(fromLedger);
+    // the campaign's account: what came in less refunds less what was paid out
+    const [all] = await db
+      .select({ n: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded} - ${campaignTotals.paidOut}), 0)` })
+      .from(campaignTotals)
+      .where(eq(campaignTotals.campaignId, id));
+    const account = entries.filter((e) => e.accountType === 'campaign' && e.accountId === id).reduce((sum, e) => sum + e.amount, 0);
+    expect(Number(all.n)).toBe(account);
+    // pending + paid payouts never exceed what the campaign raised less refunds
+    const held = (await db.select().from(payouts).where(eq(payouts.campaignId, id))).filter((p) => p.status !== 'rejected').reduce((sum, p) => sum + p.gross, 0);
+    expect(held).toBeLessThanOrEqual(net(id));
+    expect(account).toBeGreaterThanOrEqual(0);
+  }
+  // every approved payout is one group: campaign -gross, fees +fee, recipient +net
+  for (const p of await db.select().from(payouts).where(eq(payouts.status, 'paid'))) {
+    const g = groups.filter((x) => x.payoutId === p.id);
+    expect(g).toHaveLength(1);
+    const mine = entries.filter((e) => e.groupId === g[0].id);
+    expect(mine.find((e) => e.accountType === 'campaign')?.amount).toBe(-p.gross);
   }
   const keys = await db.select({ k: donations.idempotencyKey, n: sql<string>`count(*)` }).from(donations).groupBy(donations.idempotencyKey).having(sql`count(*) > 1`);
   expect(keys).toEqual([]);
@@ -172,6 +221,9 @@ describe('donations, property', () => {
     // the campaigns really moved money in the runs (the property was not vacuous)
     const [moved] = await database.db.select({ n: sql<string>`count(*)` }).from(donations).where(eq(donations.status, 'refunded'));
     expect(Number(moved.n)).toBeGreaterThan(0);
+    const decided = await database.db.select({ status: payouts.status }).from(payouts);
+    expect(decided.some((p) => p.status === 'paid')).toBe(true);
+    expect(decided.some((p) => p.status === 'rejected')).toBe(true);
     expect((await database.db.select().from(campaigns)).length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -1,0 +1,39 @@
+import type { Currency } from '../../shared/constants';
+import { formatMoney } from '../../shared/money';
+import type { MailMessage } from './mailer';
+
+interface PayoutNews {
+  campaignTitle: string;
+  gross: number;
+  fee: number;
+  net: number;
+  currency: Currency;
+  link: string;
+}
+
+const money = (n: number, c: Currency) => formatMoney(n, c);
+
+/** The owner hears about every decision on a payout; a dispute's author about every status change. */
+export const payoutTemplates = {
+  paid: (to: string, p: PayoutNews): MailMessage => ({
+    to,
+    kind: 'payout_paid',
+    subject: `Payout approved: ${money(p.net, p.currency)} from ${p.campaignTitle}`,
+    link: p.link,
+    text: `Your payout from “${p.campaignTitle}” was approved: ${money(p.gross, p.currency)}, less the platform fee of ${money(p.fee, p.currency)}, makes ${money(p.net, p.currency)} to your PayPal account.\n\nYour campaign: ${p.link}\n\n— Kindling`,
+  }),
+  rejected: (to: string, p: PayoutNews & { reason: string }): MailMessage => ({
+    to,
+    kind: 'payout_rejected',
+    subject: `Payout not approved: ${p.campaignTitle}`,
+    link: p.link,
+    text: `Your payout request of ${money(p.gross, p.currency)} from “${p.campaignTitle}” was not approved.\n\nReason: ${p.reason}\n\nThe money is available again; you can request a payout again from the campaign page: ${p.link}\n\n— Kindling`,
+  }),
+  disputeStatus: (to: string, p: { campaignTitle: string; status: string; notes: string; link: string }): MailMessage => ({
+    to,
+    kind: 'dispute_status',
+    subject: `Your dispute about ${p.campaignTitle} is now ${p.status.replace('_', ' ')}`,
+    link: p.link,
+    text: `An administrator changed the status of your dispute about “${p.campaignTitle}” to ${p.status.replace('_', ' ')}.${p.notes ? `\n\nNotes: ${p.notes}` : ''}\n\nYour disputes: ${p.link}\n\n— Kindling`,
+  }),
+};

@@ -1,0 +1,131 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { IdParams } from '../../../shared/schemas/campaigns';
+import { CampaignDonationsQuery, IdempotencyKeySchema } from '../../../shared/schemas/donations';
+import {
+  AdminDisputeSchema,
+  AdminDisputesQuery,
+  AdminPayoutSchema,
+  AdminPayoutsQuery,
+  ApproveInput,
+  BalanceSchema,
+  DisputeInput,
+  DisputeSchema,
+  DisputesQuery,
+  DisputeStatusInput,
+  PayoutIdParams,
+  PayoutRequestInput,
+  PayoutSchema,
+  RejectInput,
+} from '../../../shared/schemas/payouts';
+import { zodToAppError } from '../../http/errors';
+import { nextPageHeaders, restRoute } from '../../http/rest';
+import type { Services } from '../../services';
+
+function optionalKey(req: FastifyRequest): string | undefined {
+  const raw = req.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const r = IdempotencyKeySchema.safeParse(Array.isArray(raw) ? raw[0] : raw);
+  if (!r.success) throw zodToAppError(r.error);
+  return r.data;
+}
+
+const Page = CampaignDonationsQuery.omit({ format: true });
+
+export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Services): void {
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/campaigns/:id/balance',
+    params: IdParams,
+    response: BalanceSchema,
+    handler: ({ params, actor }) => payouts.balance(actor, params.id),
+  });
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/campaigns/:id/payouts',
+    params: IdParams,
+    body: PayoutRequestInput,
+    response: PayoutSchema,
+    status: 201,
+    handler: ({ params, body, actor }, req) => payouts.request(actor, params.id, body, optionalKey(req)),
+  });
+  // the documented lists are bare: the next page's cursor travels in headers (X-Next-Cursor, Link)
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/campaigns/:id/payouts',
+    params: IdParams,
+    query: Page,
+    response: z.array(PayoutSchema),
+    handler: async ({ params, query, actor }, req, reply) => {
+      const { items, nextCursor } = await payouts.ofCampaign(actor, params.id, query);
+      nextPageHeaders(req, reply, nextCursor);
+      return items;
+    },
+  });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/admin/payouts',
+    query: AdminPayoutsQuery,
+    response: z.array(AdminPayoutSchema),
+    handler: async ({ query, actor }, req, reply) => {
+      const { items, nextCursor } = await payouts.adminList(actor, query);
+      nextPageHeaders(req, reply, nextCursor);
+      return items;
+    },
+  });
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/admin/payouts/:id/approve',
+    params: PayoutIdParams,
+    body: ApproveInput,
+    response: PayoutSchema,
+    handler: ({ params, body, actor }) => payouts.approve(actor, params.id, body),
+  });
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/admin/payouts/:id/reject',
+    params: PayoutIdParams,
+    body: RejectInput,
+    response: PayoutSchema,
+    handler: ({ params, body, actor }) => payouts.reject(actor, params.id, body),
+  });
+
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/disputes',
+    body: DisputeInput,
+    response: DisputeSchema,
+    status: 201,
+    handler: ({ body, actor }) => disputes.create(actor, body),
+  });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/disputes/mine',
+    query: DisputesQuery,
+    response: z.array(DisputeSchema),
+    handler: async ({ query, actor }, req, reply) => {
+      const { items, nextCursor } = await disputes.mine(actor, query);
+      nextPageHeaders(req, reply, nextCursor);
+      return items;
+    },
+  });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/admin/disputes',
+    query: AdminDisputesQuery,
+    response: z.array(AdminDisputeSchema),
+    handler: async ({ query, actor }, req, reply) => {
+      const { items, nextCursor } = await disputes.adminList(actor, query);
+      nextPageHeaders(req, reply, nextCursor);
+      return items;
+    },
+  });
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/admin/disputes/:id/status',
+    params: PayoutIdParams,
+    body: DisputeStatusInput,
+    response: DisputeSchema,
+    handler: ({ params, body, actor }) => disputes.setStatus(actor, params.id, body),
+  });
+}

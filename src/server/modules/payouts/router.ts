@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { CampaignDonationsQuery, IdempotencyKeySchema } from '../../../shared/schemas/donations';
+import { IdSchema } from '../../../shared/schemas/common';
+import {
+  AdminDisputeSchema,
+  AdminDisputesQuery,
+  AdminPayoutSchema,
+  AdminPayoutsQuery,
+  ApproveInput,
+  BalanceSchema,
+  DisputeInput,
+  DisputeSchema,
+  DisputesQuery,
+  DisputeStatusInput,
+  PayoutRequestInput,
+  PayoutSchema,
+  RejectInput,
+} from '../../../shared/schemas/payouts';
+import { authedProcedure, router } from '../../trpc/init';
+
+const Page = CampaignDonationsQuery.omit({ format: true });
+
+export const payoutsRouter = router({
+  balance: authedProcedure.input(z.object({ campaignId: IdSchema })).output(BalanceSchema).query(({ ctx, input }) => ctx.services.payouts.balance(ctx.actor, input.campaignId)),
+  request: authedProcedure
+    .input(PayoutRequestInput.extend({ campaignId: IdSchema, idempotencyKey: IdempotencyKeySchema.optional() }))
+    .output(PayoutSchema)
+    .mutation(({ ctx, input }) => ctx.services.payouts.request(ctx.actor, input.campaignId, input, input.idempotencyKey)),
+  ofCampaign: authedProcedure
+    .input(Page.extend({ campaignId: IdSchema }))
+    .output(z.object({ items: z.array(PayoutSchema), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.payouts.ofCampaign(ctx.actor, input.campaignId, input)),
+  adminList: authedProcedure
+    .input(AdminPayoutsQuery.prefault({}))
+    .output(z.object({ items: z.array(AdminPayoutSchema), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.payouts.adminList(ctx.actor, input)),
+  approve: authedProcedure.input(ApproveInput.extend({ id: IdSchema })).output(PayoutSchema).mutation(({ ctx, input }) => ctx.services.payouts.approve(ctx.actor, input.id, input)),
+  reject: authedProcedure.input(RejectInput.extend({ id: IdSchema })).output(PayoutSchema).mutation(({ ctx, input }) => ctx.services.payouts.reject(ctx.actor, input.id, input)),
+});
+
+export const disputesRouter = router({
+  create: authedProcedure.input(DisputeInput).output(DisputeSchema).mutation(({ ctx, input }) => ctx.services.disputes.create(ctx.actor, input)),
+  mine: authedProcedure
+    .input(DisputesQuery.prefault({}))
+    .output(z.object({ items: z.array(DisputeSchema), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.disputes.mine(ctx.actor, input)),
+  adminList: authedProcedure
+    .input(AdminDisputesQuery.prefault({}))
+    .output(z.object({ items: z.array(AdminDisputeSchema), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.disputes.adminList(ctx.actor, input)),
+  setStatus: authedProcedure
+    .input(DisputeStatusInput.extend({ id: IdSchema }))
+    .output(DisputeSchema)
+    .mutation(({ ctx, input }) => ctx.services.disputes.setStatus(ctx.actor, input.id, input)),
+});
