@@ -20,6 +20,8 @@ interface ConfirmDialogProps {
   onClose(): void;
   /** Where the focus goes on close when the control that opened the dialog is gone (a Refund button of a row now refunded). */
   fallbackFocus?: () => HTMLElement | null | undefined;
+  /** The confirm button's look: 'danger' (the default, for destructive actions) or 'primary'. */
+  tone?: 'danger' | 'primary';
 }
 
 /**
@@ -40,6 +42,7 @@ export function ConfirmDialog({
   onConfirm,
   onClose,
   fallbackFocus,
+  tone = 'danger',
 }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
@@ -111,7 +114,7 @@ export function ConfirmDialog({
         {children && <div ref={fieldsRef}>{children}</div>}
         <Notice kind="error">{error}</Notice>
         <div className="button-row dialog-actions">
-          <button ref={confirmRef} type="submit" className="button button-danger" disabled={busy}>
+          <button ref={confirmRef} type="submit" className={tone === 'danger' ? 'button button-danger' : 'button'} disabled={busy}>
             {busy ? (busyLabel ?? confirmLabel) : confirmLabel}
           </button>
           <button ref={cancelRef} type="button" className="button button-secondary" disabled={busy} onClick={onClose}>

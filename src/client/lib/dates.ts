@@ -10,3 +10,34 @@ export function formatDate(d: Date): string {
 export function formatDateTime(d: Date): string {
   return dateTimeFormat.format(d);
 }
+
+const utcDateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+
+/**
+ * A campaign's execution date: a day picked on the form is stored as midnight UTC and reads as
+ * that day ('5 Dec 2026', as in the coordination line); one with a time of day reads with it, in
+ * the reader's time zone ('5 Dec 2026, 14:05').
+ */
+export function formatExecutionDate(d: Date): string {
+  const dayOnly = d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0;
+  return dayOnly ? utcDateFormat.format(d) : dateTimeFormat.format(d);
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+const plural = (n: number, unit: string) => `in ${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/**
+ * The time left until `target` when it is in the next 7 days: 'in 3 days', 'in 5 hours',
+ * 'in 12 minutes' (whole units, rounded down; the last minute reads 'in 1 minute'). Null when
+ * it has passed or is further away.
+ */
+export function countdown(target: Date, now: number = Date.now()): string | null {
+  const ms = target.getTime() - now;
+  if (!(ms > 0) || ms > 7 * DAY_MS) return null;
+  if (ms >= DAY_MS) return plural(Math.floor(ms / DAY_MS), 'day');
+  if (ms >= HOUR_MS) return plural(Math.floor(ms / HOUR_MS), 'hour');
+  return plural(Math.max(1, Math.floor(ms / MINUTE_MS)), 'minute');
+}

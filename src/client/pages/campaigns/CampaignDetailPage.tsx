@@ -18,7 +18,11 @@ import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
 import { CampaignDonations } from './CampaignDonations';
 import { CommentsSection } from './comments/CommentsSection';
+import { CampaignSupporters } from './CampaignSupporters';
 import { DonatePanel } from './DonatePanel';
+import { FundsPanel } from './FundsPanel';
+import { RaiseDisputeButton } from '../disputes/DisputeDialog';
+import { SupportPanel } from './SupportPanel';
 
 const BackLink = () => (
   <Link className="back-link" to="/campaigns">
@@ -52,6 +56,7 @@ function CampaignView({ c }: { c: CampaignDto }) {
   const session = useSession();
   const coverAlt = `${c.title} cover`;
   const takesDonations = c.actionMode === 'donation' || c.actionMode === 'both';
+  const takesSupport = c.actionMode === 'support' || c.actionMode === 'both';
   const ownerView = session.user !== null && (session.user._id === c.ownerId._id || session.isAdmin);
   return (
     <article className="page item-detail">
@@ -118,12 +123,16 @@ function CampaignView({ c }: { c: CampaignDto }) {
             <GoalProgress item={c} />
             {c.donated > 0 && <p className="donated-note">You donated {formatMoney(c.donated, c.currency)}</p>}
             <TagPills tags={c.tags} basePath="/campaigns" />
+            {session.user && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
             {/* The Favorite toggle (signed-in users) comes with favorites. */}
           </aside>
+          {takesSupport && <SupportPanel campaign={c} />}
           {takesDonations && <DonatePanel campaign={c} />}
         </div>
       </div>
-      {ownerView && <CampaignDonations campaignId={c._id} />}
+      {ownerView && <FundsPanel campaign={c} />}
+      {ownerView && (takesSupport || c.supporters > 0) && <CampaignSupporters campaignId={c._id} />}
+      {ownerView && (takesDonations || c.donors > 0) && <CampaignDonations campaignId={c._id} />}
       <CommentsSection campaignId={c._id} />
     </article>
   );

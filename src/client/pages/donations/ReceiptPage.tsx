@@ -5,10 +5,12 @@ import { formatMoney } from '../../../shared/money';
 import type { ReceiptDto } from '../../../shared/schemas/donations';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { useSession } from '../../auth/useSession';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { RaiseDisputeButton } from '../disputes/DisputeDialog';
 import { RefundDialog } from './RefundDialog';
 import { DonationStatusBadge } from './status';
 
@@ -48,6 +50,7 @@ function Receipt({ r, input }: { r: ReceiptDto; input: { id: string; token?: str
   const headingRef = useRef<HTMLHeadingElement>(null);
   const [refunding, setRefunding] = useState(false);
   const [refunded, setRefunded] = useState(false);
+  const { isSignedIn } = useSession();
   const amount = formatMoney(r.amount, r.currency);
   return (
     <section className="page page-narrow receipt-page">
@@ -93,11 +96,14 @@ function Receipt({ r, input }: { r: ReceiptDto; input: { id: string; token?: str
         {r.status === 'pending' && <p className="muted">The payment is being confirmed; this page updates by itself.</p>}
         {r.failureMessage && <p className="notice notice-error">{r.failureMessage}</p>}
         <Notice kind="success">{refunded ? `Refunded ${amount}.` : null}</Notice>
-        {r.canRefund && !refunded && (
+        {((r.canRefund && !refunded) || isSignedIn) && (
           <div className="button-row">
-            <button type="button" className="button button-danger" onClick={() => setRefunding(true)}>
-              Refund
-            </button>
+            {r.canRefund && !refunded && (
+              <button type="button" className="button button-danger" onClick={() => setRefunding(true)}>
+                Refund
+              </button>
+            )}
+            {isSignedIn && <RaiseDisputeButton campaignId={r.campaign._id} donationId={r._id} />}
           </div>
         )}
         <p className="receipt-back">

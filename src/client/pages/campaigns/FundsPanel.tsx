@@ -1,0 +1,308 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { DEFAULT_REJECTION_REASON, type Currency } from '../../../shared/constants';
+import { M } from '../../../shared/messages';
+import { CURRENCY_SYMBOL, formatMoney, toMajor } from '../../../shared/money';
+import type { CampaignDto } from '../../../shared/schemas/campaigns';
+import { PayoutRequestInput, type BalanceDto, type PayoutDto } from '../../../shared/schemas/payouts';
+import { useSession } from '../../auth/useSession';
+import { Field } from '../../components/Field';
+import { Loading } from '../../components/Loading';
+import { Notice } from '../../components/Notice';
+import { formatDateTime } from '../../lib/dates';
+import { errorMessage, httpStatus } from '../../lib/errors';
+import { validate, type FieldErrors } from '../../lib/forms';
+import { newIdempotencyKey } from '../../lib/idempotency';
+import { trpc } from '../../trpc';
+
+const PAGE = 10;
+const CONNECTION_LOST = 'The connection was lost before an answer came. Press Request payout again to retry: it will not be requested twice.';
+const STATUS_LABEL: Record<PayoutDto['status'], string> = { pending: 'Pending', paid: 'Paid', rejected: 'Rejected' };
+
+/** Which field a server message is about (the rest are shown as an alert above the button). */
+const FIELD_OF: Record<string, 'amount' | 'email'> = {
+  [M.payoutAmountInvalid]: 'amount',
+  [M.payoutExceedsBalance]: 'amount',
+  [M.emailRequired]: 'email',
+  [M.emailInvalid]: 'email',
+};
+
+/** '12.5' -> 1250 cents; null unless a positive amount with at most 2 decimals. */
+function centsOf(text: string): number | null {
+  const t = text.trim();
+  if (!/^\d+(\.\d{0,2})?$/.test(t)) return null;
+  const [whole, frac = ''] = t.split('.');
+  const cents = Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+  return cents > 0 && Number.isSafeInteger(cents) ? cents : null;
+}
+
+/** The platform's fee on `cents`, as the server computes it: rounded half up to the cent, in integer basis points. */
+function feeOf(cents: number, feeRate: number): number {
+  const bps = Math.round(feeRate * 10_000);
+  return Math.floor((cents * bps + 5000) / 10_000);
+}
+
+/**
+ * A campaign's Funds, for its owner and admins: raised, refunded, paid out, pending and
+ * available; the owner's "Request payout" form (a PayPal email and an amount, everything
+ * available by default, with the fee and the net shown before sending); the payout history.
+ * Renders nothing for anyone else.
+ */
+export function FundsPanel({ campaign }: { campaign: Pick<CampaignDto, '_id' | 'ownerId'> }) {
+  const { user, isAdmin } = useSession();
+  const isOwner = user !== null && user._id === campaign.ownerId._id;
+  if (!isOwner && !isAdmin) return null;
+  return <Funds campaignId={campaign._id} canRequest={isOwner} />;
+}
+
+function Funds({ campaignId, canRequest }: { campaignId: string; canRequest: boolean }) {
+  const balance = trpc.payouts.balance.useQuery({ campaignId });
+  return (
+    <section className="card funds-panel" aria-labelledby="funds-heading">
+      <h2 id="funds-heading">Funds</h2>
+      {balance.isPending ? (
+        <Loading />
+      ) : balance.isError ? (
+        <Notice kind="error">{errorMessage(balance.error, M.requestFailed)}</Notice>
+      ) : (
+        <div className="funds-grid">
+          <BalanceFigures b={balance.data} />
+          {canRequest && <PayoutForm campaignId={campaignId} balance={balance.data} />}
+        </div>
+      )}
+      <PayoutHistory campaignId={campaignId} />
+    </section>
+  );
+}
+
+function BalanceFigures({ b }: { b: BalanceDto }) {
+  const rows: [string, number][] = [
+    ['Raised', b.raised],
+    ['Refunded', b.refunded],
+    ['Paid out', b.paidOut],
+    ['Pending', b.pending],
+  ];
+  return (
+    <dl className="facts funds-facts">
+      {rows.map(([label, v]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{formatMoney(v, b.currency)}</dd>
+        </div>
+      ))}
+      <div className="funds-available">
+        <dt>Available</dt>
+        <dd>{formatMoney(b.available, b.currency)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+function PayoutForm({ campaignId, balance }: { campaignId: string; balance: BalanceDto }) {
+  const utils = trpc.useUtils();
+  const ids = useId();
+  const [email, setEmail] = useState('');
+  /** null: everything available (follows the balance). */
+  const [amount, setAmount] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [done, setDone] = useState<PayoutDto | null>(null);
+  const [focusFor, setFocusFor] = useState<FieldErrors | null>(null);
+  const attempt = useRef<{ key: string; sent: string } | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const submitRef = useRef<HTMLButtonElement>(null);
+  const request = trpc.payouts.request.useMutation();
+  const currency: Currency = balance.currency;
+  const amountText = amount ?? balance.available.toFixed(2);
+  const cents = centsOf(amountText);
+  const fee = cents === null ? null : feeOf(cents, balance.feeRate);
+
+  useEffect(() => {
+    if (!focusFor || request.isPending) return;
+    const name = focusFor.email ? 'email' : focusFor.amount ? 'amount' : null;
+    const target = name ? formRef.current?.querySelector<HTMLInputElement>(`[name="${name}"]`) : null;
+    if (target) target.focus();
+    else if (!formRef.current?.contains(document.activeElement)) submitRef.current?.focus();
+    setFocusFor(null);
+  }, [focusFor, request.isPending]);
+
+  if (balance.available <= 0 && !done) {
+    return <p className="muted funds-nothing">{M.nothingToPayOut}.</p>;
+  }
+
+  function fail(next: FieldErrors) {
+    setErrors(next);
+    setFocusFor(next);
+  }
+
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (request.isPending) return;
+    setDone(null);
+    const v = validate(PayoutRequestInput, { recipientPaypalEmail: email, amount: amountText });
+    const found: FieldErrors = {};
+    if (v.errors.recipientPaypalEmail) found.email = v.errors.recipientPaypalEmail;
+    if (v.errors.amount || cents === null) found.amount = v.errors.amount ?? M.payoutAmountInvalid;
+    else if (cents > Math.round(balance.available * 100)) found.amount = M.payoutExceedsBalance;
+    if (!v.ok || Object.keys(found).length) return fail(found);
+    const fields = { campaignId, recipientPaypalEmail: v.data.recipientPaypalEmail, amount: toMajor(cents!) };
+    const sent = JSON.stringify(fields);
+    const key = attempt.current?.sent === sent ? attempt.current.key : newIdempotencyKey();
+    attempt.current = { key, sent };
+    setErrors({});
+    request.mutate(
+      { ...fields, idempotencyKey: key },
+      {
+        onSuccess(payout) {
+          attempt.current = null;
+          setDone(payout);
+          setAmount(null);
+          void utils.payouts.balance.invalidate({ campaignId });
+          void utils.payouts.ofCampaign.invalidate({ campaignId });
+        },
+        onError(err) {
+          if (httpStatus(err) !== undefined) attempt.current = null;
+          const field = httpStatus(err) !== undefined ? FIELD_OF[err.message] : undefined;
+          if (field) fail({ [field]: err.message });
+          else fail({ form: httpStatus(err) === undefined ? CONNECTION_LOST : errorMessage(err, M.requestFailed) });
+        },
+      },
+    );
+  }
+
+  const amountErrorId = `${ids}-amount-error`;
+  const previewId = `${ids}-preview`;
+  return (
+    <form ref={formRef} className="form payout-form" onSubmit={onSubmit} noValidate aria-labelledby={`${ids}-title`}>
+      <h3 id={`${ids}-title`}>Request payout</h3>
+      <Field
+        label="PayPal email"
+        type="email"
+        name="email"
+        autoComplete="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.email}
+      />
+      <div className="field">
+        <div className="field-label">
+          <label htmlFor={`${ids}-amount`}>Amount</label>
+          <span id={`${ids}-amount-hint`} className="field-hint">
+            up to {formatMoney(balance.available, currency)}
+          </span>
+        </div>
+        <div className="input-prefix">
+          <span aria-hidden="true">{CURRENCY_SYMBOL[currency]}</span>
+          <input
+            id={`${ids}-amount`}
+            name="amount"
+            type="text"
+            inputMode="decimal"
+            autoComplete="off"
+            value={amountText}
+            aria-invalid={errors.amount ? true : undefined}
+            aria-describedby={[`${ids}-amount-hint`, previewId, errors.amount ? amountErrorId : ''].filter(Boolean).join(' ')}
+            onChange={(e) => setAmount(e.target.value)}
+          />
+        </div>
+        {errors.amount && (
+          <p id={amountErrorId} className="field-error">
+            {errors.amount}
+          </p>
+        )}
+      </div>
+      <dl id={previewId} className="facts payout-preview" aria-label="Before you request">
+        <div>
+          <dt>Platform fee</dt>
+          <dd>{fee === null ? '–' : formatMoney(toMajor(fee), currency)}</dd>
+        </div>
+        <div>
+          <dt>You receive</dt>
+          <dd>{fee === null || cents === null ? '–' : formatMoney(toMajor(cents - fee), currency)}</dd>
+        </div>
+      </dl>
+      <Notice kind="error">{errors.form}</Notice>
+      <Notice kind="success">
+        {done
+          ? `Payout of ${formatMoney(done.gross, done.currency)} requested (${formatMoney(done.net, done.currency)} after the fee). It is pending until an admin approves it.`
+          : null}
+      </Notice>
+      <div className="form-actions">
+        <button ref={submitRef} type="submit" className="button" disabled={request.isPending}>
+          {request.isPending ? 'Requesting…' : 'Request payout'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function PayoutStatusBadge({ status }: { status: PayoutDto['status'] }) {
+  return <span className={`status-badge payout-${status}`}>{STATUS_LABEL[status]}</span>;
+}
+
+function PayoutHistory({ campaignId }: { campaignId: string }) {
+  const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
+  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <div className="payout-history">
+      <h3 id="payouts-heading">Payouts</h3>
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError && !list.data ? (
+        <div className="list-error">
+          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
+          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : items.length === 0 ? (
+        <p className="muted">No payouts yet.</p>
+      ) : (
+        <>
+          <div className="table-wrap" role="region" aria-labelledby="payouts-heading" tabIndex={0}>
+            <table className="table payouts-table">
+              <thead>
+                <tr>
+                  <th scope="col">Requested</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Gross
+                  </th>
+                  <th scope="col" className="num">
+                    Fee
+                  </th>
+                  <th scope="col" className="num">
+                    Net
+                  </th>
+                  <th scope="col">Note</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((p) => (
+                  <tr key={p._id}>
+                    <th scope="row" className="date-cell">
+                      {formatDateTime(p.createdAt)}
+                    </th>
+                    <td>
+                      <PayoutStatusBadge status={p.status} />
+                    </td>
+                    <td className="num">{formatMoney(p.gross, p.currency)}</td>
+                    <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
+                    <td className="num">{formatMoney(p.net, p.currency)}</td>
+                    <td className="payout-note">{p.status === 'rejected' ? (p.rejectReason ?? DEFAULT_REJECTION_REASON) : p.status === 'paid' && p.decidedAt ? `Paid ${formatDateTime(p.decidedAt)}` : ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.hasNextPage && (
+            <div className="load-more">
+              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+                {list.isFetchingNextPage ? M.loading : 'Load more'}
+              </button>
+            </div>
+          )}
+          {list.isFetchNextPageError && <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>}
+        </>
+      )}
+    </div>
+  );
+}
