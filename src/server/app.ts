@@ -21,6 +21,7 @@ import { commentsRest } from './modules/comments/rest';
 import { donationsRest, paymentWebhooksRest } from './modules/donations/rest';
 import { favoritesRest } from './modules/favorites/rest';
 import { payoutsRest } from './modules/payouts/rest';
+import { adminRest } from './modules/admin/rest';
 import { projectsRest } from './modules/projects/rest';
 import { supportsRest } from './modules/supports/rest';
 import { tagsRest } from './modules/tags/rest';
@@ -28,6 +29,8 @@ import { teamsRest } from './modules/teams/rest';
 import { usersRest } from './modules/users/rest';
 import { uploadsRest } from './modules/uploads/rest';
 import { registerTrpcUploadLimit } from './modules/uploads/router';
+import { cronRest } from './jobs/rest';
+import { createJobRunner, type JobRunner } from './jobs/runner';
 import { createPaymentProvider } from './payments';
 import type { PaymentProvider } from './payments/port';
 import { registerUploadsStatic } from './storage/serve';
@@ -42,6 +45,8 @@ declare module 'fastify' {
     services: Services;
     /** Every route under /api, with what its REST adapter declares (none for a plain route). */
     apiRoutes: { method: string; url: string; rest?: RestRouteMeta }[];
+    /** The scheduled jobs (main.ts starts their schedule; tests and the admin run them on demand). */
+    jobs: JobRunner;
   }
 }
 
@@ -111,6 +116,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const services = createServices(deps);
   receiveWebhook = services.donations.receiveWebhook;
+  const jobs = createJobRunner({ db, services, log: app.log, intervalMs: config.jobsIntervalMs });
+  app.decorate('jobs', jobs);
   app.decorate('deps', deps);
   app.decorate('services', services);
   const apiRoutes: FastifyInstance['apiRoutes'] = [];
@@ -120,6 +127,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     for (const method of [r.method].flat()) if (method !== 'HEAD') apiRoutes.push({ method, url: r.url, rest: r.config?.rest });
   });
   app.addHook('onClose', async () => {
+    // a scheduled run under way finishes before the database closes
+    await jobs.stop();
     // work done after an answer (forgot-password) may still send email: finish it first
     await services.auth.settle();
     await mailer.drain();
@@ -143,6 +152,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       projectsRest(api, services);
       supportsRest(api, services);
       payoutsRest(api, services);
+      adminRest(api, services);
+      cronRest(api);
       tagsRest(api, services);
       teamsRest(api, services);
       usersRest(api, services);

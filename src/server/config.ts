@@ -69,11 +69,16 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .optional()
     .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** The scheduled jobs (monthly charges, reminders) in this process, and how often they run. */
+  JOBS: z.enum(['on', 'off']).default('on'),
+  JOBS_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
   /** The platform's share of each payout, in percent (rounded half up to the cent). */
   PLATFORM_FEE_PERCENT: z.coerce.number().min(0).max(50).default(5),
   /** Stripe instead of the built-in sandbox payment provider: both or neither. */
   STRIPE_SECRET_KEY: optionalUrl,
   STRIPE_WEBHOOK_SECRET: optionalUrl,
+  /** The key of the stored tokens (AES-256-GCM): 32 bytes in base64; required in production. */
+  SECRETS_KEY: optionalUrl,
   /** HTTP server timeouts in milliseconds (README, "HTTP timeouts"). */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.requestTimeoutMs),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(HTTP_TIMEOUT_DEFAULTS.headersTimeoutMs),
@@ -100,6 +105,9 @@ export type Config = {
   uploadQuotaBytes: number;
   uploadConcurrency: number;
   cookieSecure: boolean;
+  /** Whether this process runs the scheduled jobs (JOBS), and their interval. */
+  jobs: boolean;
+  jobsIntervalMs: number;
   /** PLATFORM_FEE_PERCENT in basis points (500 for 5 %). */
   platformFeeBps: number;
   /** Set when Stripe takes payments (else the sandbox provider does). */
@@ -112,6 +120,8 @@ export type Config = {
   /** Per-address fairness (CLIENT_LIMIT_DEFAULTS): requests handled at once (0: off) and waiting. */
   clientConcurrency: number;
   clientQueue: number;
+  /** SECRETS_KEY decoded (32 bytes); unset outside production, a key made once into DATA_DIR is used (modules/admin/secrets.ts). */
+  secretsKey?: Buffer;
   dev: boolean;
 };
 
@@ -127,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
   if (!c.STRIPE_SECRET_KEY !== !c.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('Invalid configuration:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither, for the test-mode sandbox)');
   }
+  const secretsKey = parseSecretsKey(c.SECRETS_KEY, c.NODE_ENV);
   const appUrl = (c.APP_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
   return {
     env: c.NODE_ENV,
@@ -144,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     uploadQuotaBytes: c.UPLOAD_QUOTA_MB * 1024 * 1024,
     uploadConcurrency: c.UPLOAD_CONCURRENCY,
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
+    jobs: c.JOBS === 'on',
+    jobsIntervalMs: c.JOBS_INTERVAL_MINUTES * 60_000,
     platformFeeBps: Math.round(c.PLATFORM_FEE_PERCENT * 100),
     stripe: c.STRIPE_SECRET_KEY && c.STRIPE_WEBHOOK_SECRET ? { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : undefined,
     requestTimeoutMs: c.HTTP_REQUEST_TIMEOUT_MS,
@@ -152,6 +165,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     keepAliveTimeoutMs: c.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientConcurrency: c.CLIENT_CONCURRENCY,
     clientQueue: c.CLIENT_QUEUE,
+    secretsKey,
     dev: opts.dev ?? false,
   };
+}
+
+/** SECRETS_KEY: exactly 32 bytes in base64; a malformed key is always an error, a missing one in production. */
+function parseSecretsKey(raw: string | undefined, env: Config['env']): Buffer | undefined {
+  const hint = 'SECRETS_KEY must be 32 random bytes in base64 (for example the output of `openssl rand -base64 32`); it encrypts the stored tokens';
+  if (raw === undefined) {
+    if (env === 'production') throw new ConfigError(`Invalid configuration:\n  SECRETS_KEY is required in production. ${hint}`);
+    return undefined;
+  }
+  const key = /^[A-Za-z0-9+/]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : Buffer.alloc(0);
+  if (key.length !== 32 || key.toString('base64') !== raw) throw new ConfigError(`Invalid configuration:\n  ${hint}`);
+  return key;
 }

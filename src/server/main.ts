@@ -64,6 +64,8 @@ async function main() {
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Kindling is running at ${config.appUrl}${dev ? ' (dev mode, hot reload)' : ''}`);
+  // monthly charges and reminders, hourly by default (JOBS=off leaves them to other processes)
+  if (config.jobs) app.jobs.start();
 }
 
 main().catch((err) => {

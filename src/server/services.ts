@@ -5,6 +5,7 @@ import { createCommentsService } from './modules/comments/service';
 import { createDisputesService } from './modules/disputes/service';
 import { createDonationsService } from './modules/donations/service';
 import { createPayoutsService } from './modules/payouts/service';
+import { createAdminService } from './modules/admin/service';
 import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
 import { createProjectsService } from './modules/projects/service';
@@ -27,6 +28,7 @@ export function createServices(deps: Deps) {
     donations: createDonationsService(deps, { provider: deps.payments, receiptKey: deps.receiptKey, campaigns }),
     supports: createSupportsService(deps),
     payouts: createPayoutsService(deps),
+    admin: createAdminService(deps),
     disputes: createDisputesService(deps),
     blocks: createBlocksService(deps),
     tags: createTagsService(deps),

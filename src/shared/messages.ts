@@ -170,6 +170,9 @@ export const M = {
   disputeProvideReason: 'Please provide a reason',
   disputeCreateFailed: 'Failed to create dispute',
 
+  // Scheduled jobs
+  cronRunInProgress: 'A run is already in progress',
+
   // Support and coordination
   supportNotAccepted: 'This campaign does not take supporters',
   campaignPast: 'This campaign has already taken place',
@@ -264,6 +267,17 @@ export const M = {
 
   // Paged members (the team page and the manage page)
   loadMoreMembers: 'Load more members',
+
+  // Admin (the console's Tokens and Users tabs; spec sections 2, 7 and 8)
+  adminUsersFetchFailed: 'Failed to fetch users',
+  tokenNameRequired: 'Enter a name for the token',
+  tokenNameTooLong: 'A token name can be at most 100 characters',
+  tokenNameInvalid: 'A token name may use letters, digits and _ . : - only',
+  tokenValueRequired: 'Enter the value to store',
+  tokenValueTooLong: 'A token value can be at most 10000 characters',
+  adminRoleFilterInvalid: 'Role must be all, admin or user',
+  adminFlagRequired: 'Say whether the person is an admin (true or false)',
+  cannotChangeOwnAdmin: 'You cannot change your own admin rights',
 } as const;
 
 export type MessageKey = keyof typeof M;

@@ -5,12 +5,14 @@ import { commentsRouter } from '../modules/comments/router';
 import { donationsRouter } from '../modules/donations/router';
 import { favoritesRouter } from '../modules/favorites/router';
 import { disputesRouter, payoutsRouter } from '../modules/payouts/router';
+import { adminRouter } from '../modules/admin/router';
 import { projectsRouter } from '../modules/projects/router';
 import { supportsRouter } from '../modules/supports/router';
 import { tagsRouter } from '../modules/tags/router';
 import { teamsRouter } from '../modules/teams/router';
 import { uploadsRouter } from '../modules/uploads/router';
 import { usersRouter } from '../modules/users/router';
+import { cronRouter } from '../jobs/rest';
 import { router } from './init';
 
 export const appRouter = router({
@@ -22,6 +24,8 @@ export const appRouter = router({
   favorites: favoritesRouter,
   blocks: blocksRouter,
   payouts: payoutsRouter,
+  admin: adminRouter,
+  cron: cronRouter,
   disputes: disputesRouter,
   projects: projectsRouter,
   supports: supportsRouter,

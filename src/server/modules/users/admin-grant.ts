@@ -15,3 +15,21 @@ export async function setAdmin(db: DbOrTx, email: string, admin: boolean): Promi
     return Boolean(u);
   });
 }
+
+/**
+ * The console's grant and revoke: sets the account's admin rights by id, recorded in the history
+ * with the admin who did it. Null when there is no such account; no history entry when nothing
+ * changes (the account already was, or was not, an admin).
+ */
+export async function setAdminById(db: DbOrTx, id: string, admin: boolean, actorId: string): Promise<typeof users.$inferSelect | null> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select().from(users).where(eq(users.id, id)).for('update');
+    if (!before) return null;
+    const role = admin ? 'admin' : 'user';
+    if (before.isAdmin === admin && before.role === role) return before;
+    const [after] = await tx.update(users).set({ isAdmin: admin, role, updatedAt: new Date() }).where(eq(users.id, id)).returning();
+    const fields = [...(before.isAdmin !== admin ? ['isAdmin'] : []), ...(before.role !== role ? ['role'] : [])];
+    await recordChange(tx, { modelName: 'User', action: 'update', key: id, fields, actorId, subjectUserId: id });
+    return after;
+  });
+}

@@ -1,0 +1,33 @@
+-- Custom migration: the change history is append-only (see src/server/db/schema/history.ts).
+--
+-- Rows of change_history are never updated or deleted. The one change allowed is the one the
+-- foreign keys make themselves: deleting an account sets actor_id and subject_user_id to NULL
+-- (ON DELETE SET NULL) in the entries that point at it; such an update (made by the foreign
+-- key's own trigger, only nulling those references, nothing else) goes through. TRUNCATE does
+-- not fire row triggers, so tests can still reset the table.
+CREATE OR REPLACE FUNCTION change_history_reject_change() RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+  IF TG_OP = 'UPDATE'
+     AND pg_trigger_depth() > 1
+     AND NEW.id = OLD.id
+     AND NEW.model_name = OLD.model_name
+     AND NEW.action = OLD.action
+     AND NEW.key = OLD.key
+     AND NEW.fields = OLD.fields
+     AND NEW.created_at = OLD.created_at
+     AND (NEW.actor_id IS NOT DISTINCT FROM OLD.actor_id OR NEW.actor_id IS NULL)
+     AND (NEW.subject_user_id IS NOT DISTINCT FROM OLD.subject_user_id OR NEW.subject_user_id IS NULL)
+     AND ((OLD.actor_id IS NOT NULL AND NEW.actor_id IS NULL)
+       OR (OLD.subject_user_id IS NOT NULL AND NEW.subject_user_id IS NULL)) THEN
+    RETURN NEW;
+  END IF;
+  RAISE EXCEPTION 'the change history is append-only: % on % is not allowed', TG_OP, TG_TABLE_NAME
+    USING ERRCODE = 'integrity_constraint_violation';
+END;
+$$;
+--> statement-breakpoint
+CREATE TRIGGER change_history_append_only
+  BEFORE UPDATE OR DELETE ON change_history
+  FOR EACH ROW EXECUTE FUNCTION change_history_reject_change();

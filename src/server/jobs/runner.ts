@@ -1,0 +1,152 @@
+import { desc, eq, sql } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client';
+import { jobRuns } from '../db/schema';
+import type { Services } from '../services';
+
+/** The name runs are recorded under (the admin's "Subscription Cron"). */
+export const JOB = 'subscriptions';
+/** The advisory lock key of a run: one run at a time across every process on the database. */
+export const RUN_LOCK_KEY = 7_310_001;
+
+export type JobRunRow = typeof jobRuns.$inferSelect;
+
+/** PGlite: runs under way per embedded database (one process holds it, so this is the whole lock). */
+const runningOn = new WeakSet<object>();
+
+export interface JobRunner {
+  /** Runs now unless a run is under way here or in another process (then null). */
+  runNow(now?: Date): Promise<JobRunRow | null>;
+  /** Whether a run is under way (in any process), when the next scheduled one is due here, and the last runs. */
+  status(limit?: number): Promise<{ running: boolean; nextRunAt: Date | null; runs: JobRunRow[] }>;
+  /** Starts the hourly schedule (the first run one interval after start). */
+  start(): void;
+  /** Stops the schedule and waits for a run under way here to finish. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The scheduled jobs: charge the monthly donations that are due, then email the execution
+ * reminders (services' chargeDue and sendReminders), every `intervalMs` and on demand, one run
+ * at a time across any number of app processes, each run recorded in job_runs.
+ *
+ * On PostgreSQL a run holds a transaction-scoped advisory lock (pg_try_advisory_xact_lock) on
+ * a connection of its own for as long as it lasts: a second process's try fails at once, and a
+ * process that dies mid-run loses its connection, which frees the lock (its job_runs row stays
+ * `running`; status() reports `running` from the lock, not from that row). The work itself uses
+ * the pool's other connections. PGlite is one process's embedded database, so there an
+ * in-process flag is the whole lock.
+ */
+export function createJobRunner(opts: {
+  db: Db;
+  services: Pick<Services, 'donations' | 'supports'>;
+  log: FastifyBaseLogger;
+  intervalMs: number;
+}): JobRunner {
+  const { db, services, log } = opts;
+  // drizzle keeps its driver as $client: PGlite's has dumpDataDir, postgres.js's does not
+  const dbKind = typeof (db as unknown as { $client?: { dumpDataDir?: unknown } }).$client?.dumpDataDir === 'function' ? 'pglite' : 'postgres';
+  let timer: NodeJS.Timeout | null = null;
+  let nextRunAt: Date | null = null;
+  let current: Promise<unknown> | null = null;
+  let localRunning = false;
+
+  async function work(now: Date): Promise<JobRunRow> {
+    const [run] = await db.insert(jobRuns).values({ job: JOB, startedAt: now }).returning();
+    const counts: Record<string, number> = { charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0 };
+    try {
+      // each batch is bounded; go on while a batch came back full
+      for (let i = 0; i < 100; i++) {
+        const c = await services.donations.chargeDue(now, 100);
+        counts.charged += c.charged;
+        counts.succeeded += c.succeeded;
+        counts.failed += c.failed;
+        counts.cancelled += c.cancelled;
+        if (c.charged < 100) break;
+      }
+      counts.reminded = (await services.supports.sendReminders(now)).sent;
+      const [done] = await db.update(jobRuns).set({ status: 'succeeded', finishedAt: new Date(), counts }).where(eq(jobRuns.id, run.id)).returning();
+      log.info({ counts }, 'scheduled jobs ran');
+      return done;
+    } catch (err) {
+      log.error({ err }, 'scheduled jobs failed');
+      const [failed] = await db
+        .update(jobRuns)
+        .set({ status: 'failed', finishedAt: new Date(), counts, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) })
+        .where(eq(jobRuns.id, run.id))
+        .returning();
+      return failed;
+    }
+  }
+
+  /** The first row of a raw query's answer (postgres.js answers an array, PGlite `{ rows }`). */
+  const firstRow = (r: unknown) => (Array.isArray(r) ? r[0] : (r as { rows: unknown[] }).rows[0]) as Record<string, unknown>;
+
+  const client = (db as unknown as { $client: object }).$client;
+
+  async function locked<T>(fn: () => Promise<T>): Promise<T | null> {
+    if (localRunning || (dbKind === 'pglite' && runningOn.has(client))) return null;
+    localRunning = true;
+    try {
+      if (dbKind === 'pglite') {
+        runningOn.add(client);
+        try {
+          return await fn();
+        } finally {
+          runningOn.delete(client);
+        }
+      }
+      return await db.transaction(async (tx) => {
+        const got = firstRow(await tx.execute(sql`select pg_try_advisory_xact_lock(${RUN_LOCK_KEY}) as ok`));
+        if (got.ok !== true) return null;
+        return fn();
+      });
+    } finally {
+      localRunning = false;
+    }
+  }
+
+  const runner: JobRunner = {
+    async runNow(now = new Date()) {
+      const p = locked(() => work(now));
+      current = p;
+      try {
+        return await p;
+      } finally {
+        if (current === p) current = null;
+      }
+    },
+
+    async status(limit = 20) {
+      let running = localRunning || (dbKind === 'pglite' && runningOn.has(client));
+      if (!running && dbKind === 'postgres') {
+        // another process holds the lock when this one cannot take it (taken and let go at once)
+        running = await db.transaction(async (tx) => firstRow(await tx.execute(sql`select pg_try_advisory_xact_lock(${RUN_LOCK_KEY}) as ok`)).ok !== true);
+      }
+      const runs = await db.select().from(jobRuns).where(eq(jobRuns.job, JOB)).orderBy(desc(jobRuns.startedAt)).limit(limit);
+      return { running, nextRunAt, runs };
+    },
+
+    start() {
+      if (timer) return;
+      const schedule = () => {
+        nextRunAt = new Date(Date.now() + opts.intervalMs);
+        timer = setTimeout(() => {
+          void runner.runNow().finally(() => {
+            if (timer) schedule();
+          });
+        }, opts.intervalMs);
+        timer.unref();
+      };
+      schedule();
+    },
+
+    async stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      nextRunAt = null;
+      await current?.catch(() => {});
+    },
+  };
+  return runner;
+}
