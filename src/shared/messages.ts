@@ -172,6 +172,8 @@ export const M = {
 
   // Scheduled jobs
   cronRunInProgress: 'A run is already in progress',
+  cronStatusFailed: 'Failed to load cron status',
+  cronFailed: 'Cron failed',
 
   // Support and coordination
   supportNotAccepted: 'This campaign does not take supporters',

@@ -47,18 +47,22 @@ function feeOf(cents: number, feeRate: number): number {
  * available by default, with the fee and the net shown before sending); the payout history.
  * Renders nothing for anyone else.
  */
-export function FundsPanel({ campaign }: { campaign: Pick<CampaignDto, '_id' | 'ownerId'> }) {
+/** The owner's (and admins') Funds panel; `nested` where it sits under a heading of its own list (/myCampaigns). */
+export function FundsPanel({ campaign, nested = false }: { campaign: Pick<CampaignDto, '_id' | 'ownerId'>; nested?: boolean }) {
   const { user, isAdmin } = useSession();
   const isOwner = user !== null && user._id === campaign.ownerId._id;
   if (!isOwner && !isAdmin) return null;
-  return <Funds campaignId={campaign._id} canRequest={isOwner} />;
+  return <Funds campaignId={campaign._id} canRequest={isOwner} nested={nested} />;
 }
 
-function Funds({ campaignId, canRequest }: { campaignId: string; canRequest: boolean }) {
+function Funds({ campaignId, canRequest, nested }: { campaignId: string; canRequest: boolean; nested: boolean }) {
   const balance = trpc.payouts.balance.useQuery({ campaignId });
+  // ids of its own, so several panels may be on one page
+  const headingId = useId();
+  const Heading = nested ? 'h3' : 'h2';
   return (
-    <section className="card funds-panel" aria-labelledby="funds-heading">
-      <h2 id="funds-heading">Funds</h2>
+    <section className="card funds-panel" aria-labelledby={headingId}>
+      <Heading id={headingId}>Funds</Heading>
       {balance.isPending ? (
         <Loading />
       ) : balance.isError ? (
@@ -241,9 +245,10 @@ function PayoutStatusBadge({ status }: { status: PayoutDto['status'] }) {
 function PayoutHistory({ campaignId }: { campaignId: string }) {
   const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
   const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const headingId = useId();
   return (
     <div className="payout-history">
-      <h3 id="payouts-heading">Payouts</h3>
+      <h3 id={headingId}>Payouts</h3>
       {list.isPending ? (
         <Loading />
       ) : list.isError && !list.data ? (
@@ -257,7 +262,7 @@ function PayoutHistory({ campaignId }: { campaignId: string }) {
         <p className="muted">No payouts yet.</p>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-labelledby="payouts-heading" tabIndex={0}>
+          <div className="table-wrap" role="region" aria-labelledby={headingId} tabIndex={0}>
             <table className="table payouts-table">
               <thead>
                 <tr>

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
@@ -10,6 +10,7 @@ import { Notice } from '../../components/Notice';
 import { nextCursorOf, TeamRows } from '../../components/TeamRows';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { OwnCampaignFunds } from './OwnCampaignFunds';
 
 /** Next page of a full load (pages of 100): while the last one came back full and the total is not reached. */
 function nextFullPage<T>(last: { items: T[]; total: number; nextCursor: string | null }, all: { items: T[] }[]) {
@@ -19,9 +20,12 @@ function nextFullPage<T>(last: { items: T[]; total: number; nextCursor: string |
 
 /**
  * The signed-in person's own campaigns, split into Active and Past (past: the execution date is
- * earlier than now, the API's isPast). Every page is loaded, so each section is complete.
+ * earlier than now, the API's isPast). Every page is loaded, so each section is complete. Each row
+ * has a "Funds" disclosure with the campaign's Funds panel; its balance is only loaded once opened.
  */
 export function OwnCampaigns({ userId }: { userId: string }) {
+  /** The campaign whose Funds panel is open (one at a time). */
+  const [fundsOpen, setFundsOpen] = useState<string | null>(null);
   const list = trpc.users.campaigns.useInfiniteQuery({ userId, limit: MAX_PAGE_SIZE }, { getNextPageParam: nextFullPage });
   const { hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage } = list;
   useEffect(() => {
@@ -50,6 +54,9 @@ export function OwnCampaigns({ userId }: { userId: string }) {
       </div>
     );
   }
+  const fundsOf = (c: (typeof items)[number], titleId: string) => (
+    <OwnCampaignFunds campaign={c} titleId={titleId} open={fundsOpen === c._id} onToggle={() => setFundsOpen((id) => (id === c._id ? null : c._id))} />
+  );
   const active = items.filter((c) => !c.isPast);
   const past = items.filter((c) => c.isPast);
   return (
@@ -57,14 +64,14 @@ export function OwnCampaigns({ userId }: { userId: string }) {
       <section aria-labelledby="active-campaigns">
         <h2 id="active-campaigns">Active</h2>
         {active.length ? (
-          <CompactItemList items={active} basePath="/campaigns" noun="campaign" label="Active campaigns" />
+          <CompactItemList items={active} basePath="/campaigns" noun="campaign" label="Active campaigns" renderActions={fundsOf} />
         ) : (
           <p className="muted">No active campaigns.</p>
         )}
       </section>
       <section aria-labelledby="past-campaigns">
         <h2 id="past-campaigns">Past</h2>
-        {past.length ? <CompactItemList items={past} basePath="/campaigns" noun="campaign" label="Past campaigns" /> : <p className="muted">No past campaigns.</p>}
+        {past.length ? <CompactItemList items={past} basePath="/campaigns" noun="campaign" label="Past campaigns" renderActions={fundsOf} /> : <p className="muted">No past campaigns.</p>}
       </section>
       {list.isFetchingNextPage && <Loading />}
       {list.isFetchNextPageError && (

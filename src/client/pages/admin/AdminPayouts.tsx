@@ -1,0 +1,204 @@
+import { useId, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { M } from '../../../shared/messages';
+import { formatMoney } from '../../../shared/money';
+import type { AdminPayoutDto } from '../../../shared/schemas/payouts';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { Field } from '../../components/Field';
+import { Loading } from '../../components/Loading';
+import { Notice } from '../../components/Notice';
+import { formatDateTime } from '../../lib/dates';
+import { errorMessage } from '../../lib/errors';
+import { trpc } from '../../trpc';
+
+const PAGE = 20;
+type Filter = 'pending' | 'paid' | 'rejected' | 'all';
+const FILTERS: { id: Filter; label: string }[] = [
+  { id: 'pending', label: 'Pending' },
+  { id: 'paid', label: 'Paid' },
+  { id: 'rejected', label: 'Rejected' },
+  { id: 'all', label: 'All' },
+];
+const STATUS_LABEL = { pending: 'Pending', paid: 'Paid', rejected: 'Rejected' } as const;
+export const DEFAULT_REJECT_REASON = 'not eligible';
+
+type Decision = { kind: 'approve' | 'reject'; payout: AdminPayoutDto };
+
+/** The Payouts tab: payouts by status (pending first), Approve (optional batch id) and Reject (a reason). */
+export function AdminPayouts() {
+  const filterId = useId();
+  const [filter, setFilter] = useState<Filter>('pending');
+  const [decision, setDecision] = useState<Decision | null>(null);
+  const [batchId, setBatchId] = useState('');
+  const [reason, setReason] = useState(DEFAULT_REJECT_REASON);
+  const [done, setDone] = useState<string | null>(null);
+  const regionRef = useRef<HTMLDivElement>(null);
+  const utils = trpc.useUtils();
+  const list = trpc.payouts.adminList.useInfiniteQuery(
+    { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
+    { getNextPageParam: (last) => last.nextCursor ?? undefined },
+  );
+  const onSettled = () => void utils.payouts.adminList.invalidate();
+  const approve = trpc.payouts.approve.useMutation({ onSettled });
+  const reject = trpc.payouts.reject.useMutation({ onSettled });
+  const busy = approve.isPending || reject.isPending;
+  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+
+  function open(kind: Decision['kind'], payout: AdminPayoutDto) {
+    approve.reset();
+    reject.reset();
+    setBatchId('');
+    setReason(DEFAULT_REJECT_REASON);
+    setDone(null);
+    setDecision({ kind, payout });
+  }
+
+  function confirm() {
+    if (!decision) return;
+    const { payout } = decision;
+    const what = `${formatMoney(payout.gross, payout.currency)} for ${payout.campaign.title}`;
+    if (decision.kind === 'approve') {
+      const id = batchId.trim();
+      approve.mutate(
+        { id: payout._id, ...(id ? { payoutBatchId: id } : {}) },
+        { onSuccess: () => (setDecision(null), setDone(`Payout of ${what} approved.`)) },
+      );
+    } else {
+      reject.mutate({ id: payout._id, reason: reason.trim() || DEFAULT_REJECT_REASON }, { onSuccess: () => (setDecision(null), setDone(`Payout of ${what} rejected.`)) });
+    }
+  }
+
+  const error = decision?.kind === 'approve' ? approve.error : reject.error;
+
+  return (
+    <div className="admin-section">
+      <div className="admin-toolbar">
+        <div className="field admin-filter">
+          <label htmlFor={filterId}>Status</label>
+          <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
+            {FILTERS.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <Notice kind="success">{done}</Notice>
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError && !list.data ? (
+        <div className="list-error">
+          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
+          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : items.length === 0 ? (
+        <p className="muted empty-state">No payouts here.</p>
+      ) : (
+        <>
+          <div ref={regionRef} className="table-wrap" role="region" aria-label="Payouts table" tabIndex={0}>
+            <table className="table admin-table admin-payouts-table">
+              <thead>
+                <tr>
+                  <th scope="col">Campaign</th>
+                  <th scope="col">Recipient</th>
+                  <th scope="col" className="num">
+                    Gross
+                  </th>
+                  <th scope="col" className="num">
+                    Fee
+                  </th>
+                  <th scope="col" className="num">
+                    Net
+                  </th>
+                  <th scope="col">Requested</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((p) => {
+                  const noteId = `payout-${p._id}-disputed`;
+                  return (
+                    <tr key={p._id} data-payout={p._id}>
+                      <th scope="row" className="admin-campaign">
+                        <Link to={`/campaigns/${encodeURIComponent(p.campaign._id)}`}>{p.campaign.title}</Link>
+                      </th>
+                      <td className="admin-email">{p.recipientPaypalEmail}</td>
+                      <td className="num">{formatMoney(p.gross, p.currency)}</td>
+                      <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
+                      <td className="num">{formatMoney(p.net, p.currency)}</td>
+                      <td className="date-cell">{formatDateTime(p.createdAt)}</td>
+                      <td>
+                        <span className={`status-badge payout-${p.status}`}>{STATUS_LABEL[p.status]}</span>
+                        {p.disputed && (
+                          <span id={noteId} className="disputed-badge">
+                            {M.payoutDisputed}
+                          </span>
+                        )}
+                      </td>
+                      <td className="actions-cell">
+                        {p.status === 'pending' && (
+                          <>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              disabled={p.disputed}
+                              aria-describedby={p.disputed ? noteId : undefined}
+                              onClick={() => open('approve', p)}
+                            >
+                              Approve
+                            </button>
+                            <button type="button" className="button button-small button-secondary" onClick={() => open('reject', p)}>
+                              Reject
+                            </button>
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          {list.hasNextPage && (
+            <div className="load-more">
+              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+                {list.isFetchingNextPage ? M.loading : 'Load more'}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+      {decision && (
+        <ConfirmDialog
+          title={decision.kind === 'approve' ? 'Approve payout' : 'Reject payout'}
+          message={
+            <>
+              {formatMoney(decision.payout.gross, decision.payout.currency)} for {decision.payout.campaign.title} to {decision.payout.recipientPaypalEmail} (
+              {formatMoney(decision.payout.net, decision.payout.currency)} after the fee).
+            </>
+          }
+          confirmLabel={decision.kind === 'approve' ? 'Approve' : 'Reject'}
+          busyLabel={decision.kind === 'approve' ? 'Approving…' : 'Rejecting…'}
+          tone={decision.kind === 'approve' ? 'primary' : 'danger'}
+          busy={busy}
+          error={error ? errorMessage(error, M.requestFailed) : null}
+          onConfirm={confirm}
+          onClose={() => setDecision(null)}
+          fallbackFocus={() => regionRef.current ?? document.getElementById(filterId)}
+        >
+          {decision.kind === 'approve' ? (
+            <Field label="Payout batch id" hint="optional" value={batchId} maxLength={200} autoComplete="off" onChange={(e) => setBatchId(e.target.value)} />
+          ) : (
+            <Field label="Reason" value={reason} maxLength={500} autoComplete="off" onChange={(e) => setReason(e.target.value)} />
+          )}
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

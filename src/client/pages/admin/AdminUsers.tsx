@@ -1,0 +1,296 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { keepPreviousData } from '@tanstack/react-query';
+import { M } from '../../../shared/messages';
+import type { AdminUserDto } from '../../../shared/schemas/admin';
+import { useSession } from '../../auth/useSession';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { Loading } from '../../components/Loading';
+import { Notice } from '../../components/Notice';
+import { formatDate, formatDateTime } from '../../lib/dates';
+import { errorMessage } from '../../lib/errors';
+import { trpc } from '../../trpc';
+
+/** The spec's user search debounce. */
+export const SEARCH_DEBOUNCE_MS = 300;
+const PAGE = 20;
+type Role = 'all' | 'admin' | 'user';
+const ROLES: { id: Role; label: string }[] = [
+  { id: 'all', label: 'All' },
+  { id: 'admin', label: 'Admin' },
+  { id: 'user', label: 'User' },
+];
+
+const displayName = (u: Pick<AdminUserDto, 'name' | 'username' | 'email'>) => u.name || u.username || u.email;
+
+/** The Users tab: debounced search, role filter, Clear, the count, the table; grant/revoke admin; one user's change history. */
+export function AdminUsers() {
+  const searchId = useId();
+  const roleId = useId();
+  const { user: me } = useSession();
+  const [text, setText] = useState('');
+  const [q, setQ] = useState('');
+  const [role, setRole] = useState<Role>('all');
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<AdminUserDto | null>(null);
+  const [change, setChange] = useState<AdminUserDto | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const historyRef = useRef<HTMLHeadingElement>(null);
+  const utils = trpc.useUtils();
+
+  // the search runs 300 ms after the last keystroke
+  useEffect(() => {
+    const next = text.trim();
+    if (next === q) return;
+    const t = setTimeout(() => {
+      setQ(next);
+      setPage(1);
+    }, SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [text, q]);
+
+  const users = trpc.admin.users.useQuery({ q: q || undefined, role, page, limit: PAGE }, { placeholderData: keepPreviousData });
+  const setAdmin = trpc.admin.setAdmin.useMutation({
+    onSettled: () => {
+      void utils.admin.users.invalidate();
+      void utils.admin.userHistory.invalidate();
+    },
+  });
+
+  useEffect(() => {
+    if (selected) historyRef.current?.focus();
+  }, [selected]);
+
+  function clear() {
+    setText('');
+    setQ('');
+    setRole('all');
+    setPage(1);
+    searchRef.current?.focus();
+  }
+
+  function confirmChange() {
+    if (!change) return;
+    const target = change;
+    const admin = !target.isAdmin;
+    setAdmin.mutate(
+      { id: target._id, admin },
+      {
+        onSuccess: () => {
+          setChange(null);
+          setDone(admin ? `${displayName(target)} is now an admin.` : `${displayName(target)} is no longer an admin.`);
+        },
+      },
+    );
+  }
+
+  const data = users.data;
+  const pages = data ? Math.max(1, Math.ceil(data.total / data.limit)) : 1;
+
+  return (
+    <div className="admin-section admin-users">
+      <form className="admin-toolbar admin-user-search" role="search" aria-label="Users" onSubmit={(e) => e.preventDefault()}>
+        <div className="field admin-search">
+          <label htmlFor={searchId}>Search users</label>
+          <input
+            ref={searchRef}
+            id={searchId}
+            type="search"
+            value={text}
+            placeholder="Name, username, email or phone"
+            autoComplete="off"
+            spellCheck={false}
+            onChange={(e) => setText(e.target.value)}
+          />
+        </div>
+        <div className="field admin-filter">
+          <label htmlFor={roleId}>Role</label>
+          <select
+            id={roleId}
+            value={role}
+            onChange={(e) => {
+              setRole(e.target.value as Role);
+              setPage(1);
+            }}
+          >
+            {ROLES.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" className="button button-secondary" onClick={clear}>
+          Clear
+        </button>
+      </form>
+      <Notice kind="success">{done}</Notice>
+      {users.isError ? (
+        <div className="list-error">
+          <Notice kind="error">{M.adminUsersFetchFailed}</Notice>
+          <button type="button" className="button button-secondary" onClick={() => void users.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : !data ? (
+        <Loading />
+      ) : (
+        <>
+          <p className="muted list-count" role="status">
+            {data.total === 1 ? '1 user' : `${data.total} users`}
+          </p>
+          {data.items.length > 0 && (
+            <div className="table-wrap" role="region" aria-label="Users table" tabIndex={0} aria-busy={users.isFetching}>
+              <table className="table admin-table admin-users-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Phone</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Joined</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.items.map((u) => {
+                    const self = me?._id === u._id;
+                    return (
+                      <tr key={u._id} aria-current={selected?._id === u._id ? 'true' : undefined}>
+                        <th scope="row" className="admin-user-name">
+                          {u.name || <span className="muted">No name</span>}
+                          {u.username && <span className="admin-username">@{u.username}</span>}
+                        </th>
+                        <td className="admin-email">{u.email}</td>
+                        <td className="admin-phone">{u.phone ?? ''}</td>
+                        <td>
+                          <span className={u.role === 'admin' ? 'status-badge role-admin' : 'status-badge'}>{u.role === 'admin' ? 'Admin' : 'User'}</span>
+                        </td>
+                        <td className="date-cell">{formatDate(u.createdAt)}</td>
+                        <td className="actions-cell">
+                          <button type="button" className="button button-small button-secondary" aria-label={`View history of ${displayName(u)}`} onClick={() => setSelected(u)}>
+                            View history
+                          </button>
+                          {self ? (
+                            <span className="muted admin-you">You</span>
+                          ) : (
+                            <button
+                              type="button"
+                              className="button button-small button-secondary"
+                              aria-label={u.isAdmin ? `Revoke admin from ${displayName(u)}` : `Make ${displayName(u)} an admin`}
+                              onClick={() => {
+                                setAdmin.reset();
+                                setDone(null);
+                                setChange(u);
+                              }}
+                            >
+                              {u.isAdmin ? 'Revoke admin' : 'Make admin'}
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {pages > 1 && (
+            <nav className="pager" aria-label="Users pages">
+              <button type="button" className="button button-secondary button-small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                Previous
+              </button>
+              <span>
+                Page {data.page} of {pages}
+              </span>
+              <button type="button" className="button button-secondary button-small" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+                Next
+              </button>
+            </nav>
+          )}
+        </>
+      )}
+      {selected && <UserHistory user={selected} headingRef={historyRef} onClose={() => setSelected(null)} />}
+      {change && (
+        <ConfirmDialog
+          title={change.isAdmin ? 'Revoke admin' : 'Make admin'}
+          message={
+            change.isAdmin
+              ? `${displayName(change)} (${change.email}) will no longer be an admin.`
+              : `${displayName(change)} (${change.email}) will be able to use the admin console.`
+          }
+          confirmLabel={change.isAdmin ? 'Revoke admin' : 'Make admin'}
+          tone={change.isAdmin ? 'danger' : 'primary'}
+          busy={setAdmin.isPending}
+          error={setAdmin.error ? errorMessage(setAdmin.error, M.requestFailed) : null}
+          onConfirm={confirmChange}
+          onClose={() => setChange(null)}
+          fallbackFocus={() => searchRef.current}
+        />
+      )}
+    </div>
+  );
+}
+
+const ACTION_LABEL = { create: 'Create', update: 'Update', delete: 'Delete' } as const;
+
+function UserHistory({ user, headingRef, onClose }: { user: AdminUserDto; headingRef: React.RefObject<HTMLHeadingElement | null>; onClose(): void }) {
+  const headingId = useId();
+  const history = trpc.admin.userHistory.useInfiniteQuery({ id: user._id }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
+  const items = history.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section className="admin-history" aria-labelledby={headingId}>
+      <div className="admin-history-head">
+        <h2 id={headingId} ref={headingRef} tabIndex={-1}>
+          Change history: {displayName(user)}
+        </h2>
+        <button type="button" className="button button-secondary button-small" onClick={onClose}>
+          Close history
+        </button>
+      </div>
+      {history.isPending ? (
+        <Loading />
+      ) : history.isError && !history.data ? (
+        <Notice kind="error">{errorMessage(history.error, M.requestFailed)}</Notice>
+      ) : items.length === 0 ? (
+        <p className="muted">No changes recorded.</p>
+      ) : (
+        <>
+          <div className="table-wrap" role="region" aria-label="Change history table" tabIndex={0}>
+            <table className="table admin-table admin-history-table">
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Fields</th>
+                  <th scope="col">When</th>
+                  <th scope="col">Who</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((h) => (
+                  <tr key={h._id}>
+                    <th scope="row">{h.modelName}</th>
+                    <td>{ACTION_LABEL[h.action]}</td>
+                    <td className="history-fields">{h.fields.length ? h.fields.join(', ') : <span className="muted">None</span>}</td>
+                    <td className="date-cell">{formatDateTime(h.createdAt)}</td>
+                    <td>{h.actor ? h.actor.name || h.actor.username || h.actor._id : <span className="muted">System</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {history.hasNextPage && (
+            <div className="load-more">
+              <button type="button" className="button button-secondary" disabled={history.isFetchingNextPage} onClick={() => void history.fetchNextPage()}>
+                {history.isFetchingNextPage ? M.loading : 'Load more'}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
