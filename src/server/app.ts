@@ -116,7 +116,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const services = createServices(deps);
   receiveWebhook = services.donations.receiveWebhook;
-  const jobs = createJobRunner({ db, services, log: app.log, intervalMs: config.jobsIntervalMs });
+  const jobs = createJobRunner({ db, storage, services, log: app.log, intervalMs: config.jobsIntervalMs });
   app.decorate('jobs', jobs);
   app.decorate('deps', deps);
   app.decorate('services', services);

@@ -1,13 +1,16 @@
-import { desc, eq } from 'drizzle-orm';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { desc, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { M } from '../../shared/messages';
 import { buildApp } from '../app';
-import { campaigns, donations, emailOutbox, jobRuns, subscriptions } from '../db/schema';
+import { campaigns, donations, emailOutbox, images, jobRuns, subscriptions } from '../db/schema';
+import { uploadsDir } from '../storage/storage';
 import { createSandboxProvider, sandboxKey } from '../payments/sandbox';
 import type { PaymentProvider } from '../payments/port';
-import { buildTestApp, call, openTestDatabase, signUp, testConfig, testDataDir, trpc } from '../../../test/helpers';
+import { buildTestApp, call, openTestDatabase, signUp, testConfig, testDataDir, trpc, uploadImages } from '../../../test/helpers';
 import { setAdmin } from '../modules/users/admin-grant';
 import { periodOf } from '../modules/donations/service';
 import { RUN_LOCK_KEY } from './runner';
@@ -88,6 +91,37 @@ describe('the admin cron calls', () => {
   });
 });
 
+describe('cleaning up uploads', () => {
+  it('deletes uploads older than a day that nothing references, with their files, and keeps the rest', async () => {
+    const [used, cover, orphan, fresh] = [
+      ...(await uploadImages(app, owner, 1, 'gallery')),
+      ...(await uploadImages(app, owner, 1, 'cover')),
+      ...(await uploadImages(app, owner, 1, 'gallery')),
+      ...(await uploadImages(app, owner, 1, 'gallery')),
+    ];
+    const made = await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'With pictures', imageUrl: cover.url, images: [used] } });
+    expect(made.statusCode).toBe(201);
+    const dayAndMore = new Date(Date.now() - 25 * 3600_000);
+    await database.db.update(images).set({ createdAt: dayAndMore }).where(inArray(images.url, [used.url, cover.url, orphan.url]));
+    const fileOf = async (url: string) => {
+      const [row] = await database.db.select().from(images).where(eq(images.url, url));
+      return row ? path.join(uploadsDir(testDataDir()), ...row.storageKey.split('/')) : null;
+    };
+    const orphanFile = (await fileOf(orphan.url))!;
+    expect(existsSync(orphanFile)).toBe(true);
+    const run = await call(app, admin, { method: 'POST', url: '/api/admin/cron/run' });
+    expect(run.json().counts.cleaned).toBe(1);
+    expect(await fileOf(orphan.url)).toBeNull();
+    expect(existsSync(orphanFile)).toBe(false);
+    for (const kept of [used, cover, fresh]) {
+      const file = await fileOf(kept.url);
+      expect(file && existsSync(file)).toBe(true);
+    }
+    // the campaign's pictures are still served
+    expect((await call(app, null, { method: 'GET', url: used.url })).statusCode).toBe(200);
+  });
+});
+
 describe('one run at a time', () => {
   it('two app instances on one database triggered at once make exactly one run; the other answers 409', async () => {
     // app A's provider holds its charge until the test lets it go, so A's run is under way when B is asked
@@ -162,7 +196,10 @@ describe('one run at a time', () => {
       // the process dies: its connection goes, and the lock with it
       const mine = (database.db as unknown as { $client: Sql }).$client;
       await mine`select pg_terminate_backend(${pid})`;
-      expect((await app.jobs.runNow())?.status).toBe('succeeded');
+      // the backend goes away on its own time: wait until it has (a condition, not a time)
+      await expect.poll(async () => (await mine<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`)[0].n, { interval: 20 }).toBe(0);
+      // and the next run takes the lock (polled: the lock goes with the backend's exit)
+      await expect.poll(async () => (await app.jobs.runNow())?.status ?? 'locked', { interval: 20 }).toBe('succeeded');
     } finally {
       conn.release();
       await other.close().catch(() => {});

@@ -3,6 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import { jobRuns } from '../db/schema';
 import type { Services } from '../services';
+import type { Storage } from '../storage/storage';
+import { deleteUnreferencedUploads } from './cleanup';
 
 /** The name runs are recorded under (the admin's "Subscription Cron"). */
 export const JOB = 'subscriptions';
@@ -26,8 +28,8 @@ export interface JobRunner {
 }
 
 /**
- * The scheduled jobs: charge the monthly donations that are due, then email the execution
- * reminders (services' chargeDue and sendReminders), every `intervalMs` and on demand, one run
+ * The scheduled jobs: charge the monthly donations that are due, email the execution reminders
+ * (services' chargeDue and sendReminders), and delete uploads nothing references (cleanup.ts), every `intervalMs` and on demand, one run
  * at a time across any number of app processes, each run recorded in job_runs.
  *
  * On PostgreSQL a run holds a transaction-scoped advisory lock (pg_try_advisory_xact_lock) on
@@ -39,6 +41,7 @@ export interface JobRunner {
  */
 export function createJobRunner(opts: {
   db: Db;
+  storage: Storage;
   services: Pick<Services, 'donations' | 'supports'>;
   log: FastifyBaseLogger;
   intervalMs: number;
@@ -53,7 +56,7 @@ export function createJobRunner(opts: {
 
   async function work(now: Date): Promise<JobRunRow> {
     const [run] = await db.insert(jobRuns).values({ job: JOB, startedAt: now }).returning();
-    const counts: Record<string, number> = { charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0 };
+    const counts: Record<string, number> = { charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
     try {
       // each batch is bounded; go on while a batch came back full
       for (let i = 0; i < 100; i++) {
@@ -65,6 +68,7 @@ export function createJobRunner(opts: {
         if (c.charged < 100) break;
       }
       counts.reminded = (await services.supports.sendReminders(now)).sent;
+      counts.cleaned = await deleteUnreferencedUploads({ db, storage: opts.storage, log }, now);
       const [done] = await db.update(jobRuns).set({ status: 'succeeded', finishedAt: new Date(), counts }).where(eq(jobRuns.id, run.id)).returning();
       log.info({ counts }, 'scheduled jobs ran');
       return done;
