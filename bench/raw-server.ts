@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import postgres from 'postgres';
@@ -12,6 +13,13 @@ import { SEARCH_COUNT_CAP } from '../src/shared/constants';
  * mapping or zod. For a repeated search the app reads its cache of search totals, checked
  * against the list's change counter: the baseline runs that same counter read and answers no
  * total.
+ *
+ * POST /raw/campaigns/:id/donations is the donations part's baseline (bench/donations.ts): a
+ * guest's donation by test card written the way a bare server would, already succeeded: in one
+ * transaction the donation (its campaign's currency, visibility and action mode read by the same
+ * INSERT ... SELECT), its ledger group, and the group's two entries (provider -x, campaign +x) in
+ * one statement. The ledger's triggers fire as for the app: campaign_totals is kept from the
+ * entries, and the group's balance is checked at commit. No payment event, no donor row, no email.
  *
  * Environment: RAW_DATABASE_URL, RAW_PORT, RAW_QUERIES (a JSON file: name -> {rows, total},
  * each {sql, params}).
@@ -47,6 +55,42 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   // a search counts at most SEARCH_COUNT_CAP + 1 matches, as the service does
   const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
   return { items: rows, total: totalCapped ? SEARCH_COUNT_CAP : counted, totalCapped };
+});
+
+app.post<{ Params: { id: string }; Body: { amount?: unknown; email?: unknown; card?: unknown } }>('/raw/campaigns/:id/donations', async (req, reply) => {
+  const key = req.headers['idempotency-key'];
+  const { amount: major, email, card } = req.body ?? {};
+  if (typeof key !== 'string' || typeof email !== 'string' || typeof major !== 'number' || typeof card !== 'string') {
+    return reply.code(400).send({ error: 'amount, email, card and an Idempotency-Key are needed' });
+  }
+  const campaignId = req.params.id;
+  const amount = Math.round(major * 100);
+  const donorEmail = email.toLowerCase();
+  const requestHash = createHash('sha256').update(JSON.stringify([`e:${donorEmail}`, campaignId, amount, false, card])).digest('hex');
+  const providerRef = `raw_pay_${randomBytes(12).toString('hex')}`;
+  const d = await sql.begin(async (tx) => {
+    const [row] = await tx<{ id: string; campaign_id: string; amount: string; currency: string; status: string; created_at: Date }[]>`
+      insert into donations (campaign_id, donor_email, amount, currency, status, provider, provider_ref, idempotency_key, request_hash, succeeded_at)
+      select id, ${donorEmail}, ${amount}, currency, 'succeeded', 'sandbox', ${providerRef}, ${key}, ${requestHash}, now()
+      from campaigns where id = ${campaignId} and type <> 'adult' and action_mode <> 'support'
+      returning id, campaign_id, amount, currency, status, created_at`;
+    if (!row) return null;
+    const [g] = await tx<{ id: string }[]>`insert into ledger_groups (kind, donation_id) values ('donation', ${row.id}) returning id`;
+    await tx`
+      insert into ledger_entries (group_id, account_type, account_id, amount, currency)
+      values (${g.id}, 'provider', 'sandbox', ${-amount}, ${row.currency}), (${g.id}, 'campaign', ${campaignId}, ${amount}, ${row.currency})`;
+    return row;
+  });
+  if (!d) return reply.code(404).send({ error: 'Campaign not found' });
+  return reply.code(201).send({
+    _id: d.id,
+    campaignId: d.campaign_id,
+    amount: Number(d.amount) / 100,
+    currency: d.currency,
+    status: d.status,
+    monthly: false,
+    createdAt: d.created_at,
+  });
 });
 
 const shutdown = async () => {

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -14,21 +15,24 @@ import { encodeCursor } from '../src/server/lib/listing';
 import { createCampaignListQueries } from '../src/server/modules/campaigns/list-queries';
 import { ListQuery } from '../src/shared/schemas/campaigns';
 import { BIG_COMMENTS, explainComments, findCommentTargets, LONG_REPLIES, seedComments, SMALL_COMMENTS, type CommentTargets } from './comments';
+import { benchDonations, HOT_DONATIONS, seedHotCampaign, WRITE_CAMPAIGNS } from './donations';
 import { VOCABULARY } from './vocabulary';
 
 /**
  * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
- *   [--warmup 2] [--connections 10] [--rate 100] [--only lists|comments]`
+ *   [--warmup 2] [--connections 10] [--rate 100] [--only lists|comments|donations]`
  *
  * On a real PostgreSQL server (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL):
  * makes a fresh database `kindling_bench`, migrates it, bulk-seeds it with SQL, starts the real
  * server (src/server/main.ts) and a bare postgres.js baseline (bench/raw-server.ts) as child
  * processes, measures the campaign list, search and detail with autocannon, prints a table and
  * writes it into docs/benchmarks.md (the section for this N). The comments part (bench/comments.ts)
- * reads a campaign of 100,000 comments and one of 10 and writes its own section. `--only`
- * measures one part alone. Everything it starts is stopped
- * at the end and on error; the database is dropped unless --keep. --reuse takes a kept
- * database with the same N as it is (no seeding).
+ * reads a campaign of 100,000 comments and one of 10 and writes its own section; the donations
+ * part (bench/donations.ts) measures donation writes against a bare baseline route and reads of
+ * a campaign of 1,000,000 donations, and writes its own section. `--only` measures one part
+ * alone. Everything it starts is stopped at the end and on error; the database is dropped unless
+ * --keep. --reuse takes a kept database with the same N as it is (no seeding, except parts a
+ * database kept from before them lacks: the comments, the campaign of 1,000,000 donations).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,7 +44,7 @@ const DOCS = path.join(ROOT, 'docs', 'benchmarks.md');
 // options
 // ---------------------------------------------------------------------------------------------
 
-interface Options {
+export interface Options {
   campaigns: number;
   /** Requests a second of the steady-load run. */
   rate: number;
@@ -50,8 +54,8 @@ interface Options {
   duration: number;
   warmup: number;
   connections: number;
-  /** Measure only the campaign lists or only the comments (both by default). */
-  only: 'all' | 'lists' | 'comments';
+  /** Measure only the campaign lists, the comments or the donations (all by default). */
+  only: 'all' | 'lists' | 'comments' | 'donations';
 }
 
 function parseArgs(argv: string[]): Options {
@@ -92,7 +96,7 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--only': {
         const v = value();
-        if (v !== 'lists' && v !== 'comments') throw new Error(`--only takes lists or comments, got ${JSON.stringify(v)}`);
+        if (v !== 'lists' && v !== 'comments' && v !== 'donations') throw new Error(`--only takes lists, comments or donations, got ${JSON.stringify(v)}`);
         o.only = v;
         break;
       }
@@ -115,7 +119,7 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 // child processes: started in their own process group, stopped as a group
 // ---------------------------------------------------------------------------------------------
 
-interface Child {
+export interface Child {
   name: string;
   proc: ChildProcess;
   output: string[];
@@ -341,12 +345,14 @@ async function seed(sql: postgres.Sql, n: number): Promise<Record<string, number
 // measuring
 // ---------------------------------------------------------------------------------------------
 
-interface Scenario {
+export interface Scenario {
   key: string;
   label: string;
   url: string;
   /** Several paths to rotate through (detail of many campaigns). */
   paths?: string[];
+  /** Each request made anew (a write: method, path, headers and body); `url` gives the server. */
+  request?: () => { method: 'POST'; path: string; headers: Record<string, string>; body: string };
   /** Which server answers: its process group and its PostgreSQL application_name. */
   server: 'app' | 'raw';
   /** Also measured with one connection (latency without queueing) and at the steady rate. */
@@ -357,7 +363,7 @@ interface Scenario {
   next?: number;
 }
 
-interface Measured {
+export interface Measured {
   key: string;
   label: string;
   rps: number;
@@ -425,7 +431,7 @@ function systemBusyTicks(): number {
   return v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] ?? 0);
 }
 
-interface CpuSnapshot {
+export interface CpuSnapshot {
   at: number;
   busy: number;
   app: number;
@@ -436,7 +442,7 @@ interface CpuSnapshot {
   self: number;
 }
 
-interface CpuMeter {
+export interface CpuMeter {
   snapshot(): Promise<CpuSnapshot>;
 }
 
@@ -482,7 +488,7 @@ async function waitForQuiet(meter: CpuMeter): Promise<number> {
   return load;
 }
 
-interface LoadResult {
+export interface LoadResult {
   samples: number[];
   total: number;
   seconds: number;
@@ -518,10 +524,11 @@ async function steadyLoad(s: Scenario, duration: number, rate: number): Promise<
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const path = nextPath(s);
+    const r = s.request?.();
+    const path = r?.path ?? nextPath(s);
     const t0 = performance.now();
     inflight.push(
-      fetch(origin + path, { signal: AbortSignal.timeout(10_000) })
+      fetch(origin + path, { signal: AbortSignal.timeout(10_000), ...(r ? { method: r.method, headers: r.headers, body: r.body } : {}) })
         .then(async (res) => {
           await res.arrayBuffer();
           samples.push(performance.now() - t0);
@@ -547,15 +554,17 @@ function closedLoad(s: Scenario, duration: number, connections: number): Promise
         pipelining: 1,
         duration,
         timeout: 10,
-        ...(s.paths
-          ? {
-              requests: [
-                {
-                  setupRequest: (req) => ({ ...req, path: nextPath(s) }),
-                },
-              ],
-            }
-          : {}),
+        ...(s.request
+          ? { requests: [{ setupRequest: (req) => ({ ...req, ...s.request!() }) }] }
+          : s.paths
+            ? {
+                requests: [
+                  {
+                    setupRequest: (req) => ({ ...req, path: nextPath(s) }),
+                  },
+                ],
+              }
+            : {}),
       },
       (err, result) =>
         err
@@ -670,13 +679,26 @@ other.
   two clients. Targets: the 100,000 campaign's first page within 1.2x the 10-comment one (p95);
   the list's p95 within 1.5x of alone while ten connections read it. Blocks: one owner blocked
   300 others and every other owner about 100 (95,000 in all), for \`--explain\` as that viewer.
+- **Donations** (\`bench/donations.ts\`): guests (a new email each request) donate by the sandbox's
+  test card through \`POST /api/campaigns/:id/donations\` (a new \`Idempotency-Key\` each), ten
+  connections over ${WRITE_CAMPAIGNS.toLocaleString('en-US')} campaigns in turn and all to one campaign, next to a bare route of the
+  baseline (\`POST /raw/campaigns/:id/donations\`: the donation, its ledger group and the group's two
+  entries in one transaction, the same triggers firing); the app runs with \`CLIENT_CONCURRENCY=0\` and
+  \`WRITE_LIMITS=off\` (ten donors from one address). The seed gives one campaign ${HOT_DONATIONS.toLocaleString('en-US')} succeeded
+  donations (one transaction; the two triggers that keep \`campaign_totals\` are disabled in it and
+  the totals computed in bulk, then checked against the ledger); its detail and the list page that
+  starts with it are read with one connection, alternating with a campaign of none (the next in the
+  list) and the page one row later. A second instance of each server, its database connections
+  through a proxy that reads the PostgreSQL protocol, gives the statements and round trips of a
+  donation. Targets: the app at least 0.7x the baseline's req/s; all to one campaign at least 0.8x
+  spread; reads of the campaign of ${HOT_DONATIONS.toLocaleString('en-US')} within 1.2x of the one of none (p95).
 - **Targets (2 cores):** REST list at least 0.8x the raw baseline; at 1,000,000 campaigns search
   p95 under 20 ms and deep pages p95 under 10 ms, reported at each of the three loads.
 
 Run it: \`npm run bench\` (100,000 campaigns), \`npm run bench -- --campaigns 1000000\`. Options:
 \`--keep\` keeps the database, \`--reuse\` runs against a kept one without seeding, \`--explain\`
 prints \`EXPLAIN (ANALYZE, BUFFERS)\` of each query first, \`--duration\`, \`--warmup\`,
-\`--connections\`, \`--rate\`, \`--only lists\` or \`--only comments\` (one part alone).
+\`--connections\`, \`--rate\`, \`--only lists\`, \`--only comments\` or \`--only donations\` (one part alone).
 
 `;
 
@@ -1028,6 +1050,7 @@ function pickWord(share: number): string {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  const runs = (part: 'lists' | 'comments' | 'donations') => o.only === 'all' || o.only === part;
   const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (!serverUrl || !/^postgres(ql)?:\/\//.test(serverUrl)) {
     console.error(
@@ -1090,6 +1113,10 @@ async function main() {
           await seeder.unsafe('vacuum (analyze) comments, blocks');
           console.log(`Added the comments (${BIG_COMMENTS.toLocaleString('en-US')} on one campaign) to the kept database`);
         }
+        // and one from before the donations part its campaign of 1,000,000 donations, when that part runs
+        if (runs('donations') && (await seedHotCampaign(seeder))) {
+          console.log(`Added the campaign of ${HOT_DONATIONS.toLocaleString('en-US')} donations to the kept database`);
+        }
       } finally {
         await seeder.end();
       }
@@ -1108,6 +1135,11 @@ async function main() {
       });
       try {
         seedTimes = await seed(seeder, o.campaigns);
+        if (runs('donations')) {
+          const t = Date.now();
+          await seedHotCampaign(seeder);
+          seedTimes[`${HOT_DONATIONS.toLocaleString('en-US')} donations to one campaign`] = Date.now() - t;
+        }
       } finally {
         await seeder.end();
       }
@@ -1160,8 +1192,8 @@ async function main() {
     writeFileSync(queriesFile, JSON.stringify(rawQueries));
 
     const commentTargets = await findCommentTargets(probe);
-    if (o.explain && o.only !== 'lists') console.log(`\n${await explainComments(benchUrl, commentTargets)}\n`);
-    if (o.explain && o.only !== 'comments') {
+    if (o.explain && runs('comments')) console.log(`\n${await explainComments(benchUrl, commentTargets)}\n`);
+    if (o.explain && runs('lists')) {
       for (const [name, q] of Object.entries(rawQueries)) {
         for (const part of ['rows', 'total'] as const) {
           const plan = await probe.unsafe(`explain (analyze, buffers) ${q[part].sql}`, q[part].params as never[]);
@@ -1172,21 +1204,28 @@ async function main() {
     }
 
     // --- servers
-    const rawPort = await freePort();
-    console.log(`Starting the raw baseline on :${rawPort}...`);
-    const raw = startChild('the raw baseline (bench/raw-server.ts)', ['tsx', 'bench/raw-server.ts'], {
-      ...process.env,
-      RAW_DATABASE_URL: benchUrl,
-      RAW_PORT: String(rawPort),
-      RAW_QUERIES: queriesFile,
-      NODE_ENV: 'production',
-      PGAPPNAME: 'kindling-bench-raw',
-    });
-    const rawBase = `http://127.0.0.1:${rawPort}`;
+    /** A baseline server (bench/raw-server.ts) on this database URL; its backends carry `appName`. */
+    const startRaw = async (databaseUrl: string, appName: string) => {
+      const port = await freePort();
+      console.log(`Starting the raw baseline on :${port}...`);
+      const child = startChild('the raw baseline (bench/raw-server.ts)', ['tsx', 'bench/raw-server.ts'], {
+        ...process.env,
+        RAW_DATABASE_URL: databaseUrl,
+        RAW_PORT: String(port),
+        RAW_QUERIES: queriesFile,
+        NODE_ENV: 'production',
+        PGAPPNAME: appName,
+      });
+      const base = `http://127.0.0.1:${port}`;
+      await waitForHttp(child, `${base}/raw/list`, 60_000);
+      return { child, base };
+    };
+    const { child: raw, base: rawBase } = await startRaw(benchUrl, 'kindling-bench-raw');
     /**
      * The app as `npm start` runs it (its Node flags included, without npm in between), with the
      * given settings over the environment's; it builds the client first when that is stale.
      */
+    const benchSecretsKey = randomBytes(32).toString('base64');
     const startApp = async (settings: NodeJS.ProcessEnv) => {
       const port = await freePort();
       const env: NodeJS.ProcessEnv = {
@@ -1198,6 +1237,8 @@ async function main() {
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
         RATE_LIMIT_PER_MINUTE: '0',
+        // production needs the key of the stored tokens; the bench stores none worth keeping
+        SECRETS_KEY: process.env.SECRETS_KEY || benchSecretsKey,
         // postgres.js takes its application_name from here: the bench tells its backends apart
         PGAPPNAME: 'kindling-bench-app',
         ...settings,
@@ -1209,10 +1250,9 @@ async function main() {
       await waitForHttp(child, `${base}/api/campaigns?limit=1`, 300_000);
       return { child, base, meter: cpuMeter(probe, child.proc.pid!, raw.proc.pid!), config: loadConfig(env) };
     };
-    await waitForHttp(raw, `${rawBase}/raw/list`, 60_000);
     // The lists part's ten connections stand for ten clients but come from one address: the
     // app's per-address limit (CLIENT_CONCURRENCY) would measure itself there, so it is off.
-    let current = o.only !== 'comments' ? await startApp({ CLIENT_CONCURRENCY: '0' }) : null;
+    let current = runs('lists') ? await startApp({ CLIENT_CONCURRENCY: '0' }) : null;
     const base = current?.base ?? '';
     const meter = current?.meter as CpuMeter;
 
@@ -1249,7 +1289,7 @@ async function main() {
       },
     ];
 
-    if (o.only !== 'comments') {
+    if (runs('lists')) {
       // one request each first: the answers must be right before they are timed
       const totals: Record<string, number> = {};
       for (const s of scenarios) {
@@ -1349,12 +1389,29 @@ async function main() {
       console.log(`\nWrote the results to ${path.relative(ROOT, DOCS)}.`);
       if ([...results, ...singles, ...steadies].some((r) => r.bad)) process.exitCode = 1;
     }
-    if (o.only !== 'lists') {
+    if (runs('comments')) {
       // the comments part runs the app with its own settings (the per-address limit on): there
       // the ten readers are one client and the list reader another
       if (current) await stopChild(current.child);
       current = await startApp({});
       await benchComments(o, current.base, current.meter, commentTargets, { pgVersion, sharedBuffers }, current.config);
+    }
+    if (runs('donations')) {
+      // last: it writes (donations to 2,002 campaigns); it starts the app with its own settings
+      if (current) await stopChild(current.child);
+      current = null;
+      const dataDir = path.join(tmpDir, 'data');
+      mkdirSync(dataDir);
+      await benchDonations(o, {
+        tools: { measure, load, waitForQuiet, startApp, startRaw, stopChild, otherCores, ticksPerSecond: TICKS_PER_S },
+        probe,
+        benchUrl,
+        rawBase,
+        dataDir,
+        env: { pgVersion, sharedBuffers },
+        docs: DOCS,
+        docsHeader: DOCS_HEADER,
+      });
     }
   } catch (err) {
     console.error(err instanceof Error ? err.message : err);
