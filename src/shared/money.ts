@@ -18,8 +18,11 @@ export function toMajor(minor: number): number {
 export const CURRENCY_SYMBOL: Record<Currency, string> = { USD: '$', EUR: '€', GBP: '£' };
 
 /** '$1,234.50': two decimals and the currency's symbol. */
+/** Built once: a formatter per call costs more than the formatting. */
+const TWO_DECIMALS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
 export function formatMoney(major: number, currency: Currency = 'USD'): string {
   const sign = major < 0 ? '-' : '';
-  const abs = Math.abs(major).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const abs = TWO_DECIMALS.format(Math.abs(major));
   return `${sign}${CURRENCY_SYMBOL[currency] ?? ''}${abs}`;
 }

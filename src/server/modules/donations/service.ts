@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { toMajor, toMinor } from '../../../shared/money';
@@ -177,14 +178,20 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     return c;
   }
 
-  /** The messages a booked donation sends: the receipt to the donor, the news to the owner. */
+  /** The messages a booked donation sends: the receipt to the donor, the news to the owner (one read for both addresses). */
   async function announceSuccess(d: DonationRow) {
-    const c = await campaignTitle(d.campaignId);
-    const to = await donorEmail(d);
+    const donor = alias(users, 'donor');
+    const [c] = await db
+      .select({ title: campaigns.title, ownerEmail: users.email, donorEmail: donor.email })
+      .from(campaigns)
+      .innerJoin(users, eq(users.id, campaigns.ownerId))
+      .leftJoin(donor, d.donorId ? eq(donor.id, d.donorId) : sql`false`)
+      .where(eq(campaigns.id, d.campaignId));
+    if (!c) return;
+    const to = d.donorEmail ?? c.donorEmail;
     const amount = { amount: toMajor(d.amount), currency: d.currency };
     if (to) await sendQuietly(donationTemplates.receipt(to, { ...amount, campaignTitle: c.title, monthly: d.recurring, link: receiptLink(d) }));
-    const [owner] = await db.select({ email: users.email }).from(users).where(eq(users.id, c.ownerId));
-    if (owner) await sendQuietly(donationTemplates.newDonation(owner.email, { ...amount, campaignTitle: c.title, link: `${config.appUrl}/campaigns/${d.campaignId}` }));
+    await sendQuietly(donationTemplates.newDonation(c.ownerEmail, { ...amount, campaignTitle: c.title, link: `${config.appUrl}/campaigns/${d.campaignId}` }));
   }
 
   /** What a subscription charge's failure sends when it gives up. */
@@ -356,7 +363,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       const now = new Date();
       let created: DonationRow;
       try {
-        created = await db.transaction(async (tx) => {
+        // a one-off donation is one insert (atomic on its own); a monthly one adds its subscription
+        const write = async (tx: typeof db | Tx) => {
           let subscriptionId: string | null = null;
           if (input.monthly && user) {
             const [sub] = await tx
@@ -383,7 +391,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
             })
             .returning();
           return d;
-        });
+        };
+        created = input.monthly ? await db.transaction(write) : await write(db);
       } catch (err) {
         // the same key raced in from another request: answer as that one does
         if (isUniqueViolation(err, 'donations_idempotency_key')) {
