@@ -116,10 +116,11 @@ export function createSupportsService(deps: Deps) {
       return { message: M.guestSupportVerified, campaignId };
     },
 
-    /** A signed-in person withdraws (not supporting is fine too). */
+    /** A signed-in person withdraws (not supporting is fine too); a past campaign's supporters are its history (409). */
     async withdraw(actor: Actor, campaignId: string): Promise<SupportStateDto> {
       const { user } = requireUser(actor);
       const c = await supportable(actor, campaignId);
+      if (c.executionDate && c.executionDate.getTime() < Date.now()) throw conflict(M.campaignPast);
       await db.delete(supports).where(and(eq(supports.campaignId, c.id), eq(supports.userId, user.id)));
       return { supported: false, supporters: await supporters(c.id) };
     },

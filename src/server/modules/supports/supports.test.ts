@@ -81,6 +81,16 @@ describe('signed-in support (REST)', () => {
     expect(await rows(donationOnly)).toEqual([]);
     expect(await rows(past)).toEqual([]);
   });
+
+  it('keeps a past campaign’s supporters: withdrawing after the date is a 409', async () => {
+    const c = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Done and dusted', actionMode: 'support' } })).json()._id;
+    await support(fan, c);
+    await database.db.update(campaigns).set({ executionDate: new Date(Date.now() - DAY) }).where(eq(campaigns.id, c));
+    const res = await call(app, fan, { method: 'DELETE', url: `/api/campaigns/${c}/support` });
+    expect([res.statusCode, res.json()]).toEqual([409, { error: M.campaignPast }]);
+    expect((await trpc(app, fan, 'mutation', 'supports.withdraw', { campaignId: c })).status).toBe(409);
+    expect(await rows(c)).toHaveLength(1);
+  });
 });
 
 describe('guest support', () => {
