@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Actor } from '../deps';
+import { IdempotencyKeySchema } from '../../shared/schemas/donations';
 import { zodToAppError } from './errors';
 import { responseJsonSchema } from './response-schema';
 
@@ -98,4 +99,31 @@ export function nextPageHeaders(req: FastifyRequest, reply: FastifyReply, nextCu
   url.searchParams.set('cursor', nextCursor);
   reply.header('x-next-cursor', nextCursor);
   reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+}
+
+/**
+ * The Idempotency-Key header of a money write (IdempotencyKeySchema): a 400 with the schema's
+ * message when it is missing and `required`, or malformed.
+ */
+export function idempotencyKeyHeader(req: FastifyRequest, required: true): string;
+export function idempotencyKeyHeader(req: FastifyRequest, required: false): string | undefined;
+export function idempotencyKeyHeader(req: FastifyRequest, required: boolean): string | undefined {
+  const raw = req.headers['idempotency-key'];
+  if (raw === undefined && !required) return undefined;
+  const r = IdempotencyKeySchema.safeParse(Array.isArray(raw) ? raw[0] : raw);
+  if (!r.success) throw zodToAppError(r.error);
+  return r.data;
+}
+
+/**
+ * An export as a CSV download (`?format=csv` of a JSON list): sent as is, past the route's
+ * declared JSON answer. The caller returns what this returns.
+ */
+export function sendCsv(reply: FastifyReply, file: { filename: string; csv: string }): never {
+  return reply
+    .code(200)
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${file.filename}"`)
+    .serializer((s: unknown) => s as string)
+    .send(file.csv) as never;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CampaignSchema, IdParams } from '../../../shared/schemas/campaigns';
 import {
@@ -6,7 +6,6 @@ import {
   CampaignDonationsQuery,
   DonateFields,
   DonationSchema,
-  IdempotencyKeySchema,
   PaymentInfoSchema,
   ReceiptQuery,
   ReceiptSchema,
@@ -15,20 +14,8 @@ import {
   SubscriptionsQuery,
   SupportedQuery,
 } from '../../../shared/schemas/donations';
-import { zodToAppError } from '../../http/errors';
-import { nextPageHeaders, restRoute } from '../../http/rest';
+import { idempotencyKeyHeader, nextPageHeaders, restRoute, sendCsv } from '../../http/rest';
 import type { Services } from '../../services';
-
-/** The Idempotency-Key header of a money write (required when `required`). */
-function idempotencyKey(req: FastifyRequest, required: true): string;
-function idempotencyKey(req: FastifyRequest, required: false): string | undefined;
-function idempotencyKey(req: FastifyRequest, required: boolean): string | undefined {
-  const raw = req.headers['idempotency-key'];
-  if (raw === undefined && !required) return undefined;
-  const r = IdempotencyKeySchema.safeParse(Array.isArray(raw) ? raw[0] : raw);
-  if (!r.success) throw zodToAppError(r.error);
-  return r.data;
-}
 
 export function donationsRest(app: FastifyInstance, { donations }: Services): void {
   restRoute(app, {
@@ -45,7 +32,7 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     body: DonateFields,
     response: DonationSchema,
     status: 201,
-    handler: ({ params, body, actor }, req) => donations.donate(actor, params.id, body, idempotencyKey(req, true)),
+    handler: ({ params, body, actor }, req) => donations.donate(actor, params.id, body, idempotencyKeyHeader(req, true)),
   });
 
   restRoute(app, {
@@ -56,14 +43,7 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     response: CampaignDonationListSchema,
     handler: async ({ params, query, actor }, _req, reply) => {
       if (query.format === 'csv') {
-        const { filename, csv } = await donations.csvOfCampaign(actor, params.id);
-        // not JSON: sent as is, past the JSON answer schema
-        return reply
-          .code(200)
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${filename}"`)
-          .serializer((s: unknown) => s as string)
-          .send(csv) as never;
+        return sendCsv(reply, await donations.csvOfCampaign(actor, params.id));
       }
       const { items, nextCursor } = await donations.ofCampaign(actor, params.id, query);
       return { items, nextCursor };
@@ -85,7 +65,7 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     params: IdParams,
     body: RefundInput,
     response: ReceiptSchema,
-    handler: ({ params, body, actor }, req) => donations.refund(actor, params.id, body, idempotencyKey(req, false)),
+    handler: ({ params, body, actor }, req) => donations.refund(actor, params.id, body, idempotencyKeyHeader(req, false)),
   });
 
   // the documented list is bare: the next page's cursor travels in headers (X-Next-Cursor, Link)

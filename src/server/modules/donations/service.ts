@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
@@ -29,8 +29,9 @@ import type { Actor, Deps } from '../../deps';
 import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
+import { visibleCampaign } from '../../lib/campaign-access';
+import { csvDocument, csvField, csvFilename } from '../../lib/csv';
 import { afterCursor } from '../../lib/listing';
-import { canSeeAdult } from '../../lib/items';
 import { donationTemplates } from '../../mail/donation-templates';
 import { PaymentProviderError, WebhookSignatureError, type PaymentEvent, type PaymentProvider } from '../../payments/port';
 import { requireUser } from '../auth/service';
@@ -81,12 +82,6 @@ function toDonationDto(d: DonationRow, receiptUrl: string): DonationDto {
 
 const donorKeyOf = (d: { donorId: string | null; donorEmail: string | null }) => (d.donorId ? `u:${d.donorId}` : `e:${d.donorEmail}`);
 
-function csvField(v: string): string {
-  // a leading =, +, - or @ would be a formula in a spreadsheet
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 /**
  * The secret of a donation's receipt link: an HMAC of its id under the app's receipt key, so a
  * guest (who has no account to sign in with) can read their receipt from the email, and nothing
@@ -101,18 +96,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
   const { provider, receiptKey } = opts;
   const tokenOf = (id: string) => receiptToken(receiptKey, id);
 
-  /** A campaign the actor may see, with what donations need. */
-  async function visibleCampaign(actor: Actor, id: string) {
-    if (!isUuid(id)) throw notFound(M.campaignNotFound);
-    const conds: SQL[] = [eq(campaigns.id, id)];
-    if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-    const [c] = await db
-      .select({ id: campaigns.id, title: campaigns.title, currency: campaigns.currency, actionMode: campaigns.actionMode, ownerId: campaigns.ownerId })
-      .from(campaigns)
-      .where(and(...conds));
-    if (!c) throw notFound(M.campaignNotFound);
-    return c;
-  }
+  const visible = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
 
   /** The address a donor's messages go to. */
   async function donorEmail(d: { donorId: string | null; donorEmail: string | null }): Promise<string | null> {
@@ -334,7 +318,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
      * after the pending donation is stored, and the provider's event decides how it ends.
      */
     async donate(actor: Actor, campaignId: string, input: Out<typeof DonateFields>, idempotencyKey: string): Promise<DonationDto> {
-      const campaign = await visibleCampaign(actor, campaignId);
+      const campaign = await visible(actor, campaignId);
       if (campaign.actionMode === 'support') throw conflict(M.donationsNotAccepted);
       const user = actor.user;
       if (input.monthly && !user) throw unauthorized(M.monthlyNeedsAccount);
@@ -525,7 +509,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     /** A campaign's donations that moved money (succeeded or refunded), newest first: its owner and admins only. */
     async ofCampaign(actor: Actor, campaignId: string, query: Out<typeof CampaignDonationsQuery>) {
       const { user } = requireUser(actor);
-      const campaign = await visibleCampaign(actor, campaignId);
+      const campaign = await visible(actor, campaignId);
       if (campaign.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
       const cursor = readCursor(query.cursor);
       const rows = await db
@@ -556,7 +540,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
 
     /** Every donation of `ofCampaign` as CSV (a header row, amounts with 2 decimals). */
     async csvOfCampaign(actor: Actor, campaignId: string): Promise<{ filename: string; csv: string }> {
-      const lines = ['date,donor,amount,currency,status,monthly,id'];
+      const lines: string[] = [];
       let cursor: string | undefined;
       let title = 'campaign';
       for (;;) {
@@ -568,8 +552,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!page.nextCursor) break;
         cursor = page.nextCursor;
       }
-      const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'campaign';
-      return { filename: `donations-${slug}.csv`, csv: `${lines.join('\r\n')}\r\n` };
+      return { filename: csvFilename('donations', title), csv: csvDocument('date,donor,amount,currency,status,monthly,id', lines) };
     },
 
     /**

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IdParams } from '../../../shared/schemas/campaigns';
-import { CampaignDonationsQuery, IdempotencyKeySchema } from '../../../shared/schemas/donations';
+import { CampaignDonationsQuery } from '../../../shared/schemas/donations';
 import {
   AdminDisputeSchema,
   AdminDisputesQuery,
@@ -18,17 +18,8 @@ import {
   PayoutSchema,
   RejectInput,
 } from '../../../shared/schemas/payouts';
-import { zodToAppError } from '../../http/errors';
-import { nextPageHeaders, restRoute } from '../../http/rest';
+import { idempotencyKeyHeader, nextPageHeaders, restRoute } from '../../http/rest';
 import type { Services } from '../../services';
-
-function optionalKey(req: FastifyRequest): string | undefined {
-  const raw = req.headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const r = IdempotencyKeySchema.safeParse(Array.isArray(raw) ? raw[0] : raw);
-  if (!r.success) throw zodToAppError(r.error);
-  return r.data;
-}
 
 const Page = CampaignDonationsQuery.omit({ format: true });
 
@@ -47,7 +38,7 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
     body: PayoutRequestInput,
     response: PayoutSchema,
     status: 201,
-    handler: ({ params, body, actor }, req) => payouts.request(actor, params.id, body, optionalKey(req)),
+    handler: ({ params, body, actor }, req) => payouts.request(actor, params.id, body, idempotencyKeyHeader(req, false)),
   });
   // the documented lists are bare: the next page's cursor travels in headers (X-Next-Cursor, Link)
   restRoute(app, {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { DEFAULT_REJECTION_REASON } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
@@ -20,7 +20,7 @@ import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/items';
+import { visibleCampaign } from '../../lib/campaign-access';
 import { afterCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';
@@ -65,14 +65,7 @@ const disputedSql = sql<boolean>`exists (select 1 from ${disputes} d where d.sta
 export function createPayoutsService(deps: Deps) {
   const { db, config, mailer } = deps;
 
-  async function visibleCampaign(actor: Actor, id: string) {
-    if (!isUuid(id)) throw notFound(M.campaignNotFound);
-    const conds: SQL[] = [eq(campaigns.id, id)];
-    if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-    const [c] = await db.select({ id: campaigns.id, title: campaigns.title, ownerId: campaigns.ownerId, currency: campaigns.currency }).from(campaigns).where(and(...conds));
-    if (!c) throw notFound(M.campaignNotFound);
-    return c;
-  }
+  const visible = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
 
   async function figures(via: DbOrTx, campaignId: string, currency: string) {
     const [t] = await via
@@ -96,7 +89,7 @@ export function createPayoutsService(deps: Deps) {
 
   async function ownerOrAdmin(actor: Actor, campaignId: string) {
     const { user } = requireUser(actor);
-    const c = await visibleCampaign(actor, campaignId);
+    const c = await visible(actor, campaignId);
     if (c.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
     return c;
   }
@@ -186,7 +179,7 @@ export function createPayoutsService(deps: Deps) {
      */
     async request(actor: Actor, campaignId: string, input: Out<typeof PayoutRequestInput>, idempotencyKey?: string): Promise<PayoutDto> {
       const { user } = requireUser(actor);
-      const c = await visibleCampaign(actor, campaignId);
+      const c = await visible(actor, campaignId);
       if (c.ownerId !== user.id) throw forbidden(M.notOwner);
       if (!user.emailVerifiedAt) throw forbidden(M.verifyBeforePayout);
       const requestHash = sha256Hex(JSON.stringify([user.id, c.id, input.recipientPaypalEmail.toLowerCase(), input.amount ?? null]));

@@ -9,7 +9,7 @@ import {
   VerifyGuestParams,
   VerifyGuestSchema,
 } from '../../../shared/schemas/supports';
-import { restRoute } from '../../http/rest';
+import { restRoute, sendCsv } from '../../http/rest';
 import type { Services } from '../../services';
 
 export function supportsRest(app: FastifyInstance, { supports }: Services): void {
@@ -52,13 +52,7 @@ export function supportsRest(app: FastifyInstance, { supports }: Services): void
     response: SupporterListSchema,
     handler: async ({ params, query, actor }, _req, reply) => {
       if (query.format === 'csv') {
-        const { filename, csv } = await supports.csv(actor, params.id);
-        return reply
-          .code(200)
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${filename}"`)
-          .serializer((s: unknown) => s as string)
-          .send(csv) as never;
+        return sendCsv(reply, await supports.csv(actor, params.id));
       }
       const { items, nextCursor } = await supports.list(actor, params.id, query);
       return { items, nextCursor };

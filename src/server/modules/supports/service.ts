@@ -1,15 +1,15 @@
-import { and, asc, desc, eq, gt, isNotNull, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import type { SupportersQuery, SupporterDto, SupportInput, SupportStateDto, VerifyGuestDto } from '../../../shared/schemas/supports';
 import { consumeToken, issueToken } from '../../auth/one-time-tokens';
 import { campaignReminders, campaigns, oneTimeTokens, supports, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import { isUuid } from '../../lib/ids';
+import { badRequest, conflict, forbidden } from '../../lib/errors';
+import { visibleCampaign } from '../../lib/campaign-access';
+import { csvDocument, csvField, csvFilename } from '../../lib/csv';
 import { afterCursor } from '../../lib/listing';
 import { isAdmin } from '../../../shared/roles';
-import { canSeeAdult } from '../../lib/items';
 import { supportTemplates } from '../../mail/support-templates';
 import { requireUser } from '../auth/service';
 import { pageOf, readCursor } from '../users/paging';
@@ -25,11 +25,6 @@ export function maskEmail(email: string): string {
   return `${email[0]}***${email.slice(at)}`;
 }
 
-function csvField(v: string): string {
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 /**
  * Support and coordination: people pledge to take part in a campaign whose actionMode is
  * `support` or `both`. Account holders are confirmed at once; guests confirm through an emailed
@@ -38,17 +33,7 @@ function csvField(v: string): string {
 export function createSupportsService(deps: Deps) {
   const { db, config, mailer, limiter } = deps;
 
-  async function supportable(actor: Actor, id: string) {
-    if (!isUuid(id)) throw notFound(M.campaignNotFound);
-    const conds: SQL[] = [eq(campaigns.id, id)];
-    if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-    const [c] = await db
-      .select({ id: campaigns.id, title: campaigns.title, actionMode: campaigns.actionMode, executionDate: campaigns.executionDate, ownerId: campaigns.ownerId })
-      .from(campaigns)
-      .where(and(...conds));
-    if (!c) throw notFound(M.campaignNotFound);
-    return c;
-  }
+  const supportable = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
 
   const assertOpen = (c: { actionMode: string; executionDate: Date | null }) => {
     if (c.actionMode === 'donation') throw conflict(M.supportNotAccepted);
@@ -152,7 +137,7 @@ export function createSupportsService(deps: Deps) {
 
     /** Every confirmed supporter as CSV (the owner's export). */
     async csv(actor: Actor, campaignId: string): Promise<{ filename: string; csv: string }> {
-      const lines = ['confirmed,name,email'];
+      const lines: string[] = [];
       let cursor: string | undefined;
       let title = 'campaign';
       for (;;) {
@@ -162,8 +147,7 @@ export function createSupportsService(deps: Deps) {
         if (!page.nextCursor) break;
         cursor = page.nextCursor;
       }
-      const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'campaign';
-      return { filename: `supporters-${slug}.csv`, csv: `${lines.join('\r\n')}\r\n` };
+      return { filename: csvFilename('supporters', title), csv: csvDocument('confirmed,name,email', lines) };
     },
 
     /**
