@@ -20,6 +20,9 @@ function gatedMailer() {
       if (msg.kind === 'reset_password' && gate) await gate.promise;
       sent.push(msg);
     },
+    async sendAll(msgs) {
+      for (const msg of msgs) await mailer.send(msg);
+    },
     async record(_tx, msg) {
       started.push(msg);
       return () => void sent.push(msg);

@@ -1,4 +1,4 @@
-import { and, eq, ne, type SQL } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import { M } from '../../shared/messages';
 import type { Db } from '../db/client';
 import { campaigns } from '../db/schema';
@@ -17,15 +17,32 @@ const columns = {
   executionDate: campaigns.executionDate,
 };
 
+type Lookup = ReturnType<typeof prepareLookup>;
+
+/** The lookup as two prepared statements (with and without adult campaigns), made once per database. */
+function prepareLookup(db: Db) {
+  const id = sql.placeholder('id');
+  return {
+    all: db.select(columns).from(campaigns).where(eq(campaigns.id, id)).prepare('visible_campaign_all'),
+    general: db
+      .select(columns)
+      .from(campaigns)
+      .where(and(eq(campaigns.id, id), ne(campaigns.type, 'adult')))
+      .prepare('visible_campaign_general'),
+  };
+}
+const lookups = new WeakMap<Db, Lookup>();
+
 /**
  * A campaign the actor may see (adult ones only with adult access), or 404 'Campaign not found'
  * for one that is hidden, unknown or malformed: the same answer, so nothing tells them apart.
+ * Prepared (PostgreSQL plans it once per connection): the donation path reads it on every gift.
  */
 export async function visibleCampaign(db: Db, actor: Actor, id: string) {
   if (!isUuid(id)) throw notFound(M.campaignNotFound);
-  const conds: SQL[] = [eq(campaigns.id, id)];
-  if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-  const [c] = await db.select(columns).from(campaigns).where(and(...conds));
+  let lookup = lookups.get(db);
+  if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
+  const [c] = await (canSeeAdult(actor) ? lookup.all : lookup.general).execute({ id });
   if (!c) throw notFound(M.campaignNotFound);
   return c;
 }

@@ -17,6 +17,8 @@ export interface MailMessage {
 /** The mailer port. Every message is recorded in the outbox table first. */
 export interface Mailer {
   send(msg: MailMessage): Promise<void>;
+  /** Several messages recorded at once (one statement), then delivered as `send` does. */
+  sendAll(msgs: readonly MailMessage[]): Promise<void>;
   /**
    * Records a message in the caller's transaction (so it exists exactly when the change it
    * reports does); call the returned function after the commit to deliver it.
@@ -60,12 +62,11 @@ export async function createMailer(opts: {
     }
   }
 
+  const row = (msg: MailMessage) => ({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, kind: msg.kind, status: transport ? ('pending' as const) : ('outbox' as const) });
+
   async function insert(via: DbOrTx, msg: MailMessage): Promise<string> {
-    const [row] = await via
-      .insert(emailOutbox)
-      .values({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, kind: msg.kind, status: transport ? 'pending' : 'outbox' })
-      .returning({ id: emailOutbox.id });
-    return row.id;
+    const [r] = await via.insert(emailOutbox).values(row(msg)).returning({ id: emailOutbox.id });
+    return r.id;
   }
 
   function dispatch(id: string, msg: MailMessage) {
@@ -81,6 +82,15 @@ export async function createMailer(opts: {
   return {
     async send(msg) {
       dispatch(await insert(db, msg), msg);
+    },
+    async sendAll(msgs) {
+      if (!msgs.length) return;
+      const rows = await db.insert(emailOutbox).values(msgs.map(row)).returning({ id: emailOutbox.id, to: emailOutbox.to, kind: emailOutbox.kind });
+      // each message with its own row (SQL promises no order of RETURNING)
+      for (const m of msgs) {
+        const i = rows.findIndex((r) => r.to === m.to && r.kind === m.kind);
+        dispatch(rows.splice(i, 1)[0].id, m);
+      }
     },
     async record(tx, msg) {
       const id = await insert(tx, msg);

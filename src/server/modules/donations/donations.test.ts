@@ -2,7 +2,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
-import { campaignTotals, donations, emailOutbox, ledgerEntries, ledgerGroups, payouts, subscriptions, users } from '../../db/schema';
+import { campaignTotals, donations, emailOutbox, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
 import { createSandboxProvider, sandboxKey, signSandboxPayload, SANDBOX_SIGNATURE_HEADER } from '../../payments/sandbox';
 import { buildTestApp, call, lastEmail, openTestDatabase, signUp, testConfig, testDataDir, trpc, type Client } from '../../../../test/helpers';
 import { buildApp } from '../../app';
@@ -223,6 +223,22 @@ describe('webhooks', () => {
     expect(row.status).toBe('succeeded');
     expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, row.id))).toHaveLength(1);
     expect((await campaign(usd)).totalRaised).toBe(raised + 3);
+  });
+
+  it('the same event delivered several times at once books once and is recorded against its donation', async () => {
+    const res = await call(slowApp, donor, { method: 'POST', url: `/api/campaigns/${usd}/donations`, headers: { 'idempotency-key': newKey() }, payload: { amount: 6, card: GOOD } });
+    const raised = (await campaign(usd)).totalRaised;
+    const event = held.pop()!;
+    const acks = await Promise.all(Array.from({ length: 4 }, () => post(slowApp, 'sandbox', event.body, event.headers)));
+    expect(acks.map((a) => a.statusCode)).toEqual([200, 200, 200, 200]);
+    const id = res.json()._id as string;
+    const [row] = await database.db.select().from(donations).where(eq(donations.id, id));
+    expect(row.status).toBe('succeeded');
+    expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, id))).toHaveLength(1);
+    const events = await database.db.select().from(paymentEvents).where(eq(paymentEvents.eventId, (JSON.parse(event.body.toString()) as { eventId: string }).eventId));
+    expect(events.map((e) => e.donationId)).toEqual([id]);
+    expect((await campaign(usd)).totalRaised).toBe(raised + 6);
+    await ledgerIsSound();
   });
 
   it('refuses a bad signature (400) and changes nothing', async () => {

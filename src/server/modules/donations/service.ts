@@ -37,6 +37,7 @@ import { PaymentProviderError, WebhookSignatureError, type PaymentEvent, type Pa
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 import { pageOf, readCursor } from '../users/paging';
+import { donationStatements } from './statements';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type DonationRow = typeof donations.$inferSelect;
@@ -97,6 +98,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
   const tokenOf = (id: string) => receiptToken(receiptKey, id);
 
   const visible = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
+  const statements = donationStatements(db);
 
   /** The address a donor's messages go to. */
   async function donorEmail(d: { donorId: string | null; donorEmail: string | null }): Promise<string | null> {
@@ -162,20 +164,30 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     return c;
   }
 
-  /** The messages a booked donation sends: the receipt to the donor, the news to the owner (one read for both addresses). */
-  async function announceSuccess(d: DonationRow) {
-    const donor = alias(users, 'donor');
-    const [c] = await db
-      .select({ title: campaigns.title, ownerEmail: users.email, donorEmail: donor.email })
-      .from(campaigns)
-      .innerJoin(users, eq(users.id, campaigns.ownerId))
-      .leftJoin(donor, d.donorId ? eq(donor.id, d.donorId) : sql`false`)
-      .where(eq(campaigns.id, d.campaignId));
-    if (!c) return;
-    const to = d.donorEmail ?? c.donorEmail;
+  /** The messages a booked donation sends: the receipt to the donor, the news to the owner, recorded together. */
+  async function announceSuccess(d: DonationRow, read?: { campaignTitle: string; ownerEmail: string; accountEmail: string | null }) {
+    let c = read;
+    if (!c) {
+      // one read for both addresses
+      const donor = alias(users, 'donor');
+      const [r] = await db
+        .select({ campaignTitle: campaigns.title, ownerEmail: users.email, accountEmail: donor.email })
+        .from(campaigns)
+        .innerJoin(users, eq(users.id, campaigns.ownerId))
+        .leftJoin(donor, d.donorId ? eq(donor.id, d.donorId) : sql`false`)
+        .where(eq(campaigns.id, d.campaignId));
+      if (!r) return;
+      c = r;
+    }
+    const to = d.donorEmail ?? c.accountEmail;
     const amount = { amount: toMajor(d.amount), currency: d.currency };
-    if (to) await sendQuietly(donationTemplates.receipt(to, { ...amount, campaignTitle: c.title, monthly: d.recurring, link: receiptLink(d) }));
-    await sendQuietly(donationTemplates.newDonation(c.ownerEmail, { ...amount, campaignTitle: c.title, link: `${config.appUrl}/campaigns/${d.campaignId}` }));
+    const messages = [donationTemplates.newDonation(c.ownerEmail, { ...amount, campaignTitle: c.campaignTitle, link: `${config.appUrl}/campaigns/${d.campaignId}` })];
+    if (to) messages.unshift(donationTemplates.receipt(to, { ...amount, campaignTitle: c.campaignTitle, monthly: d.recurring, link: receiptLink(d) }));
+    try {
+      await mailer.sendAll(messages);
+    } catch (err) {
+      log.error({ err, kind: 'donation' }, 'could not record an email');
+    }
   }
 
   /** What a subscription charge's failure sends when it gives up. */
@@ -190,6 +202,12 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
    * before, or about a donation that is unknown or no longer pending, changes nothing.
    */
   async function applyEvent(event: PaymentEvent): Promise<void> {
+    // the common case, a one-off payment that succeeded, in one statement (statements.ts); what
+    // it leaves alone (seen before, unknown, final, monthly, failed) is decided below
+    if (event.type === 'payment.succeeded' && isUuid(event.donationId)) {
+      const booked = await statements.bookOneOff({ provider: provider.name, eventId: event.eventId, providerRef: event.providerRef, donationId: event.donationId });
+      if (booked) return announceSuccess(booked.donation, booked);
+    }
     const result = await db.transaction(async (tx) => {
       const seen = await tx
         .insert(paymentEvents)
@@ -264,14 +282,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         cancelUrl: `${config.appUrl}/campaigns/${d.campaignId}`,
         idempotencyKey: `donation:${d.id}`,
       });
-      await db
-        .update(donations)
-        .set({
-          providerRef: sql`coalesce(${donations.providerRef}, ${started.providerRef})`,
-          checkoutUrl: started.kind === 'redirect' ? started.checkoutUrl : null,
-          updatedAt: new Date(),
-        })
-        .where(and(eq(donations.id, d.id), eq(donations.status, 'pending')));
+      return await statements.started(d.id, started.providerRef, started.kind === 'redirect' ? started.checkoutUrl : null);
     } catch (err) {
       const message = err instanceof PaymentProviderError ? err.message : M.paymentFailed;
       if (!(err instanceof PaymentProviderError)) log.error({ err, donationId: d.id }, 'payment provider failed to start a payment');
@@ -340,50 +351,72 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!equalHex(d.requestHash, requestHash)) throw conflict(M.idempotencyKeyReused);
         return d;
       };
-      const replay = await existing();
-      if (replay) return answer(replay);
-
-      await deps.limiter.write('donation', actor);
-      const now = new Date();
       let created: DonationRow;
-      try {
-        // a one-off donation is one insert (atomic on its own); a monthly one adds its subscription
-        const write = async (tx: typeof db | Tx) => {
-          let subscriptionId: string | null = null;
-          if (input.monthly && user) {
+      if (!input.monthly) {
+        // a one-off donation is one insert, which leaves a key already taken alone: then the
+        // answer is that donation's (or the 409 when the request differs)
+        try {
+          await deps.limiter.write('donation', actor);
+        } catch (err) {
+          // a retry of a donation made before the budget ran out still gets its answer
+          const replay = await existing();
+          if (replay) return answer(replay);
+          throw err;
+        }
+        const inserted = await statements.insertPending({
+          campaignId: campaign.id,
+          donorId: user?.id ?? null,
+          donorEmail: guestEmail ?? null,
+          amount,
+          currency: campaign.currency,
+          provider: provider.name,
+          idempotencyKey,
+          requestHash,
+        });
+        if (!inserted) {
+          const replay = await existing();
+          if (!replay) throw new Error('a donation idempotency key is taken, but no donation holds it');
+          return answer(replay);
+        }
+        created = inserted;
+      } else {
+        const replay = await existing();
+        if (replay) return answer(replay);
+        await deps.limiter.write('donation', actor);
+        const now = new Date();
+        try {
+          // a monthly donation: its subscription and its first month, together
+          created = await db.transaction(async (tx) => {
             const [sub] = await tx
               .insert(subscriptions)
-              .values({ campaignId: campaign.id, donorId: user.id, amount, currency: campaign.currency, provider: provider.name, nextChargeAt: now })
+              .values({ campaignId: campaign.id, donorId: user!.id, amount, currency: campaign.currency, provider: provider.name, nextChargeAt: now })
               .returning({ id: subscriptions.id });
-            subscriptionId = sub.id;
-            await recordChange(tx, { modelName: 'Subscription', action: 'create', key: sub.id, fields: ['amount', 'currency', 'campaignId'], actorId: user.id });
+            await recordChange(tx, { modelName: 'Subscription', action: 'create', key: sub.id, fields: ['amount', 'currency', 'campaignId'], actorId: user!.id });
+            const [d] = await tx
+              .insert(donations)
+              .values({
+                campaignId: campaign.id,
+                donorId: user!.id,
+                amount,
+                currency: campaign.currency,
+                provider: provider.name,
+                idempotencyKey,
+                requestHash,
+                recurring: true,
+                subscriptionId: sub.id,
+                period: periodOf(now),
+              })
+              .returning();
+            return d;
+          });
+        } catch (err) {
+          // the same key raced in from another request: answer as that one does
+          if (isUniqueViolation(err, 'donations_idempotency_key')) {
+            const d = await existing();
+            if (d) return answer(d);
           }
-          const [d] = await tx
-            .insert(donations)
-            .values({
-              campaignId: campaign.id,
-              donorId: user?.id ?? null,
-              donorEmail: guestEmail ?? null,
-              amount,
-              currency: campaign.currency,
-              provider: provider.name,
-              idempotencyKey,
-              requestHash,
-              recurring: input.monthly,
-              subscriptionId,
-              period: subscriptionId ? periodOf(now) : null,
-            })
-            .returning();
-          return d;
-        };
-        created = input.monthly ? await db.transaction(write) : await write(db);
-      } catch (err) {
-        // the same key raced in from another request: answer as that one does
-        if (isUniqueViolation(err, 'donations_idempotency_key')) {
-          const d = await existing();
-          if (d) return answer(d);
+          throw err;
         }
-        throw err;
       }
       const after = await startPayment(created, {
         card,
