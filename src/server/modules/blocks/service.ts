@@ -7,9 +7,8 @@ import type { DbOrTx } from '../../db/client';
 import type { Actor, Deps } from '../../deps';
 import { badRequest, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { afterCursor } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
-import { pageOf, readCursor } from '../users/paging';
 
 /** True when either person has blocked the other (invites and join requests are refused then). */
 export async function blockedEitherWay(db: DbOrTx, a: string, b: string): Promise<boolean> {

@@ -10,7 +10,7 @@ import { conflict, forbidden, notFound } from '../../lib/errors';
 import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { encodeCursor } from '../../lib/listing';
+import { pageOf } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { coordinationText } from './coordination';
 import { campaignColumns, campaignSelection, createCampaignListQueries, listTotal, type CampaignRow } from './list-queries';
@@ -80,9 +80,8 @@ export function createCampaignsService(deps: Deps) {
       const totalCapped = capped && counted > SEARCH_COUNT_CAP;
       const total = totalCapped ? SEARCH_COUNT_CAP : counted;
       const now = new Date();
-      const pageRows = (rows as Row[]).slice(0, limit);
+      const { page: pageRows, nextCursor } = pageOf(rows as Row[], limit, (r) => r.c);
       const items = pageRows.map((r) => toCampaignDto(r, now));
-      const nextCursor = rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].c) : null;
       return { items, total, totalCapped, page, limit, nextCursor };
     },
 

@@ -9,7 +9,7 @@ import { forbidden, notFound, unauthorized } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
-import { afterCursor, decodeCursor, encodeCursor, searchCondition } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { coordinationText } from '../campaigns/coordination';
 
@@ -102,7 +102,7 @@ export function createProjectsService(deps: Deps) {
     async list(actor: Actor, query: Out<typeof ProjectListQuery>) {
       const { q, page, limit } = query;
       const empty = { items: [], total: 0, page, limit, nextCursor: null };
-      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+      const cursor = readCursor(query.cursor);
       const base: SQL[] = [];
       if (!canSeeAdult(actor)) base.push(ne(projects.type, 'adult'));
       if (query.my) {
@@ -143,14 +143,8 @@ export function createProjectsService(deps: Deps) {
             .then((rows) => rows.reduce((s, r) => (r.adult && !canSeeAdult(actor) ? s : s + Number(r.n)), 0));
       const [rows, total] = await Promise.all([rowsP, totalP]);
       // one row more than the page was read: it says whether there is a next page
-      const pageRows = (rows as Row[]).slice(0, limit);
-      return {
-        items: pageRows.map(toProjectDto),
-        total,
-        page,
-        limit,
-        nextCursor: rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].p) : null,
-      };
+      const { page: pageRows, nextCursor } = pageOf(rows as Row[], limit, (r) => r.p);
+      return { items: pageRows.map(toProjectDto), total, page, limit, nextCursor };
     },
 
     get: load,

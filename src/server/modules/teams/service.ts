@@ -28,10 +28,9 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages, canSeeAdult } from '../../lib/items';
-import { afterCursor, searchCondition } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { toPublicUserDto } from '../users/dto';
-import { pageOf, readCursor } from '../users/paging';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type TeamRow = Omit<typeof teams.$inferSelect, 'searchVector'>;
