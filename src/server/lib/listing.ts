@@ -99,3 +99,8 @@ export function searchMatch(searchVector: AnyColumn, title: AnyColumn, ts: unkno
     ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})`
     : sql`${title} ILIKE ${like}`;
 }
+
+/** A Postgres text[] literal as one parameter (works the same on postgres.js and PGlite). */
+export function textArray(values: readonly string[]): SQL {
+  return sql`${`{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+}
