@@ -9,8 +9,9 @@ import { ImageGallery } from '../../components/ImageGallery';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
-import { Avatar, OwnerLink, personName } from '../../components/OwnerLink';
+import { OwnerLink, personName } from '../../components/OwnerLink';
 import { ProjectTeams } from '../../components/ProjectTeams';
+import { SuggestedPeopleList } from '../../components/SuggestedPeopleList';
 import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
@@ -237,43 +238,20 @@ function SuggestedPeople({ projectId }: { projectId: string }) {
               </select>
             </div>
           )}
-          <ul className="people-list">
-            {suggested.data.items.map((u) => {
-              const nameId = `suggested-person-${u._id}`;
-              return (
-                <li key={u._id} className="person">
-                  <Avatar person={u} size={40} />
-                  <div className="person-body">
-                    <Link id={nameId} to={`/profiles/${encodeURIComponent(u._id)}`}>
-                      {personName(u)}
-                    </Link>
-                    {u.name && u.username && u.name !== u.username && <span className="muted"> · {u.name}</span>}
-                    {u.sharedTags.length > 0 && (
-                      <p className="shared-tags muted">
-                        Shared tags: <span>{u.sharedTags.join(', ')}</span>
-                      </p>
-                    )}
-                    {chosen && (
-                      <button
-                        type="button"
-                        className="button button-small"
-                        disabled={invite.isPending}
-                        aria-describedby={nameId}
-                        onClick={() => {
-                          setTarget(u._id);
-                          // by username as a member (the id when the person has no username), as the team's Invite
-                          invite.mutate({ id: chosen._id, data: u.username ? { username: u.username, role: 'member' } : { userId: u._id, role: 'member' } });
-                        }}
-                      >
-                        Invite
-                      </button>
-                    )}
-                    {invite.isError && target === u._id && <Notice kind="error">{errorMessage(invite.error, M.teamInviteFailed)}</Notice>}
-                  </div>
-                </li>
-              );
-            })}
-          </ul>
+          <SuggestedPeopleList
+            people={suggested.data.items}
+            invite={
+              chosen && {
+                busy: invite.isPending,
+                // by username as a member (the id when the person has no username), as the team's Invite
+                onInvite: (u) => {
+                  setTarget(u._id);
+                  invite.mutate({ id: chosen._id, data: u.username ? { username: u.username, role: 'member' } : { userId: u._id, role: 'member' } });
+                },
+                error: invite.isError && target ? { personId: target, message: errorMessage(invite.error, M.teamInviteFailed) } : null,
+              }
+            }
+          />
           {invite.isSuccess && invite.data && chosen && <Notice kind="success">{`Invited ${personName(invite.data)} to ${chosen.name}.`}</Notice>}
         </>
       )}
