@@ -93,37 +93,44 @@ export function PagedTable<T>({
   className,
   columns,
   row,
+  intro,
 }: {
   list: PagedList<T>;
   empty: ReactNode;
+  /** Shown above the table when it has rows (a note on what it shows). */
+  intro?: ReactNode;
   label?: string;
   labelledBy?: string;
   regionRef?: Ref<HTMLDivElement>;
   className: string;
   /** `false` leaves a column out (one shown only when some row has a value). */
   columns: ReadonlyArray<Column | false>;
-  row: (item: T) => ReactNode;
+  /** The row of an item (its place in the list as the second argument). */
+  row: (item: T, index: number) => ReactNode;
 }) {
   return (
     <PagedStates list={list} empty={empty}>
       {(items) => (
-        <div ref={regionRef} className="table-wrap" role="region" aria-label={label} aria-labelledby={labelledBy} tabIndex={0}>
-          <table className={`table ${className}`}>
-            <thead>
-              <tr>
-                {columns.map(
-                  (c) =>
-                    c && (
-                      <th key={c.label} scope="col" className={c.num ? 'num' : undefined}>
-                        {c.hidden ? <span className="visually-hidden">{c.label}</span> : c.label}
-                      </th>
-                    ),
-                )}
-              </tr>
-            </thead>
-            <tbody>{items.map(row)}</tbody>
-          </table>
-        </div>
+        <>
+          {intro}
+          <div ref={regionRef} className="table-wrap" role="region" aria-label={label} aria-labelledby={labelledBy} tabIndex={0}>
+            <table className={`table ${className}`}>
+              <thead>
+                <tr>
+                  {columns.map(
+                    (c) =>
+                      c && (
+                        <th key={c.label} scope="col" className={c.num ? 'num' : undefined}>
+                          {c.hidden ? <span className="visually-hidden">{c.label}</span> : c.label}
+                        </th>
+                      ),
+                  )}
+                </tr>
+              </thead>
+              <tbody>{items.map((item, i) => row(item, i))}</tbody>
+            </table>
+          </div>
+        </>
       )}
     </PagedStates>
   );

@@ -1,5 +1,4 @@
 import { useId, useRef, useState } from 'react';
-import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import type { AdminDisputeDto } from '../../../shared/schemas/payouts';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -8,12 +7,13 @@ import { Notice } from '../../components/Notice';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
-import { DisputeStatusBadge } from '../disputes/DisputeStatusBadge';
+import { DisputeLeadCells, DisputeStatusBadge } from '../disputes/DisputeCells';
 import { STATUS_LABEL, TYPE_LABEL, type DisputeStatus } from '../disputes/DisputeFields';
+import { StatusFilter } from './StatusFilter';
 
 const PAGE = 20;
 type Filter = DisputeStatus | 'all';
-const FILTERS: Filter[] = ['open', 'under_review', 'resolved', 'rejected', 'all'];
+const FILTERS = (['open', 'under_review', 'resolved', 'rejected', 'all'] as const).map((f) => ({ id: f, label: f === 'all' ? 'All' : STATUS_LABEL[f] }));
 const SETTABLE = ['under_review', 'resolved', 'rejected'] as const;
 type Settable = (typeof SETTABLE)[number];
 
@@ -61,18 +61,7 @@ export function AdminDisputes() {
 
   return (
     <div className="admin-section">
-      <div className="admin-toolbar">
-        <div className="field admin-filter">
-          <label htmlFor={filterId}>Status</label>
-          <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
-            {FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {f === 'all' ? 'All' : STATUS_LABEL[f]}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
+      <StatusFilter id={filterId} value={filter} options={FILTERS} onChange={setFilter} />
       <Notice kind="success">{done}</Notice>
       <PagedTable
         list={list}
@@ -91,11 +80,7 @@ export function AdminDisputes() {
         ]}
         row={(d) => (
           <tr key={d._id}>
-            <th scope="row" className="dispute-campaign">
-              <Link to={`/campaigns/${encodeURIComponent(d.campaign._id)}`}>{d.campaign.title}</Link>
-            </th>
-            <td>{TYPE_LABEL[d.type]}</td>
-            <td className="dispute-text">{d.reason}</td>
+            <DisputeLeadCells d={d} />
             <td className="admin-email">{authorName(d.author)}</td>
             <td>
               <DisputeStatusBadge status={d.status} />

@@ -11,6 +11,7 @@ import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 import { PayoutStatusBadge } from '../donations/status';
+import { StatusFilter } from './StatusFilter';
 
 const PAGE = 20;
 type Filter = 'pending' | 'paid' | 'rejected' | 'all';
@@ -71,18 +72,7 @@ export function AdminPayouts() {
 
   return (
     <div className="admin-section">
-      <div className="admin-toolbar">
-        <div className="field admin-filter">
-          <label htmlFor={filterId}>Status</label>
-          <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
-            {FILTERS.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.label}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
+      <StatusFilter id={filterId} value={filter} options={FILTERS} onChange={setFilter} />
       <Notice kind="success">{done}</Notice>
       <PagedTable
         list={list}

@@ -3,8 +3,7 @@ import { nextPageParam, pagedItems, PagedTable } from '../../components/PagedTab
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { formatDateTime } from '../../lib/dates';
 import { trpc } from '../../trpc';
-import { TYPE_LABEL } from './DisputeFields';
-import { DisputeStatusBadge } from './DisputeStatusBadge';
+import { DisputeLeadCells, DisputeStatusBadge } from './DisputeCells';
 
 const PAGE = 20;
 
@@ -42,11 +41,7 @@ export default function MyDisputesPage() {
         ]}
         row={(d) => (
           <tr key={d._id}>
-            <th scope="row" className="dispute-campaign">
-              <Link to={`/campaigns/${encodeURIComponent(d.campaign._id)}`}>{d.campaign.title}</Link>
-            </th>
-            <td>{TYPE_LABEL[d.type]}</td>
-            <td className="dispute-text">{d.reason}</td>
+            <DisputeLeadCells d={d} />
             <td className="dispute-text prewrap">{d.details || <span className="muted">None</span>}</td>
             <td>
               <DisputeStatusBadge status={d.status} />
