@@ -1,9 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { users } from '../src/server/db/schema';
+import { teamMembers, users } from '../src/server/db/schema';
 import { PASSWORD, signUp } from '../test/helpers';
-import { startHarness, type Harness } from './harness';
+import { settle, startHarness, type Harness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -172,5 +172,71 @@ describe('a project from creation to deletion', () => {
     await page.goto(`/projects/${_id}/edit`);
     await page.getByText('Only the owner can do that').waitFor();
     expect(await page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
+  });
+});
+
+describe("the owner's suggested people", () => {
+  it('leaves out people blocked either way, and invites one into the chosen team of the project, by keyboard, from 320 px up', async () => {
+    const owner = await signUp(h.app, { username: 'kelp_owner' });
+    const as = (who: { token: string }) => ({ authorization: `Bearer ${who.token}` });
+    const post = async (who: { token: string }, url: string, payload: Record<string, unknown>) => {
+      const res = await h.app.inject({ method: 'POST', url, headers: as(who), payload });
+      expect(res.statusCode).toBe(201);
+      return res.json() as { _id: string };
+    };
+    const project = await post(owner, '/api/projects', { title: 'Kelp forest survey', tags: ['kelp'] });
+    const ann = await signUp(h.app, { username: 'kelp_ann' });
+    const bo = await signUp(h.app, { username: 'kelp_bo' });
+    const cy = await signUp(h.app, { username: 'kelp_cy' });
+    for (const who of [ann, bo, cy]) await h.database.db.update(users).set({ tags: ['kelp'] }).where(eq(users.id, who.userId));
+    // the owner blocked one, another blocked the owner
+    await post(owner, '/api/blocks', { userId: bo.userId });
+    await post(cy, '/api/blocks', { userId: owner.userId });
+
+    const { page } = await h.newPage();
+    await logIn(page, owner.email);
+    await page.goto(`/projects/${project._id}`);
+    const panel = page.getByRole('region', { name: 'Suggested people to invite' });
+    await panel.getByRole('link', { name: 'kelp_ann' }).waitFor();
+    expect(await panel.getByRole('listitem').count()).toBe(1);
+    expect(await panel.getByRole('link', { name: 'kelp_bo' }).count()).toBe(0);
+    expect(await panel.getByRole('link', { name: 'kelp_cy' }).count()).toBe(0);
+    // no team yet: nothing to invite into, and a way to make one
+    await panel.getByText('To invite people, create a team for this project first.').waitFor();
+    expect(await panel.getByRole('button', { name: 'Invite' }).count()).toBe(0);
+    expect(await panel.getByRole('link', { name: 'Create a team' }).getAttribute('href')).toBe(`/teams/new?projectId=${project._id}`);
+
+    const crew = await post(owner, '/api/teams', { name: 'Kelp crew', projectId: project._id });
+    const divers = await post(owner, '/api/teams', { name: 'Kelp divers', projectId: project._id });
+    await page.reload();
+    const team = panel.getByLabel('Team');
+    await team.waitFor();
+    expect(await team.locator('option').allInnerTexts()).toEqual(['Kelp divers', 'Kelp crew']);
+
+    // at 320 px the panel fits without scrolling sideways
+    await page.setViewportSize({ width: 320, height: 900 });
+    await settle(page);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+
+    // by keyboard: pick the team, then Invite on the person
+    await team.focus();
+    await team.selectOption('Kelp crew');
+    const invite = panel.getByRole('button', { name: 'Invite' });
+    expect(await invite.getAttribute('aria-describedby')).toBe(`suggested-person-${ann.userId}`);
+    await invite.focus();
+    await page.keyboard.press('Enter');
+    await panel.getByText('Invited kelp_ann to Kelp crew.').waitFor();
+    const rowsOf = (teamId: string) =>
+      h.database.db
+        .select({ status: teamMembers.status, role: teamMembers.role })
+        .from(teamMembers)
+        .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, ann.userId)));
+    expect(await rowsOf(crew._id)).toEqual([{ status: 'invited', role: 'member' }]);
+    expect(await rowsOf(divers._id)).toEqual([]);
+
+    // inviting again is the team's own answer
+    await invite.press('Enter');
+    await panel.getByText('This person has already been invited to this team').waitFor();
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

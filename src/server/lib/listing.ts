@@ -4,6 +4,11 @@ import { DATE_MAX, DATE_MIN } from '../../shared/schemas/common';
 import { badRequest } from './errors';
 import { isUuid } from './ids';
 
+/**
+ * Keyset paging on (created_at DESC, id DESC) with an opaque cursor, never OFFSET (except the
+ * documented `page` of the public lists).
+ */
+
 /** An opaque keyset cursor: the last row's (created_at, id). */
 export interface Cursor {
   t: string;
@@ -24,6 +29,28 @@ export function decodeCursor(raw: string): Cursor {
     // fall through
   }
   throw badRequest(M.cursorInvalid);
+}
+
+/**
+ * A cursor from a client, or null for the first page. One that does not decode, or whose time
+ * PostgreSQL cannot read, is a 400 "Invalid cursor" (never a database error): the time goes on as
+ * the ISO string of the instant it names, whatever form Date.parse accepted it in ("2024" parses
+ * in JavaScript but not as a timestamptz).
+ */
+export function readCursor(raw: string | undefined): Cursor | null {
+  if (!raw) return null;
+  const c = decodeCursor(raw);
+  return { t: new Date(Date.parse(c.t)).toISOString(), id: c.id };
+}
+
+/**
+ * A page from the `limit + 1` rows a query read: the first `limit`, and the cursor after the last
+ * of them when the extra row says there is more (null on the last page, also when exactly full).
+ */
+export function pageOf<R>(rows: R[], limit: number, key: (row: R) => { createdAt: Date; id: string }): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(key(last)) : null };
 }
 
 /**
@@ -71,4 +98,9 @@ export function searchMatch(searchVector: AnyColumn, title: AnyColumn, ts: unkno
   return ts !== null
     ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})`
     : sql`${title} ILIKE ${like}`;
+}
+
+/** A Postgres text[] literal as one parameter (works the same on postgres.js and PGlite). */
+export function textArray(values: readonly string[]): SQL {
+  return sql`${`{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
 }

@@ -1,24 +1,21 @@
 import { useId, useRef, useState } from 'react';
-import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import type { AdminDisputeDto } from '../../../shared/schemas/payouts';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { Loading } from '../../components/Loading';
+import { nextPageParam, PagedTable } from '../../components/PagedTable';
 import { Notice } from '../../components/Notice';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { DisputeLeadCells, DisputeStatusBadge } from '../disputes/DisputeCells';
 import { STATUS_LABEL, TYPE_LABEL, type DisputeStatus } from '../disputes/DisputeFields';
+import { StatusFilter } from './StatusFilter';
 
 const PAGE = 20;
 type Filter = DisputeStatus | 'all';
-const FILTERS: Filter[] = ['open', 'under_review', 'resolved', 'rejected', 'all'];
+const FILTERS = (['open', 'under_review', 'resolved', 'rejected', 'all'] as const).map((f) => ({ id: f, label: f === 'all' ? 'All' : STATUS_LABEL[f] }));
 const SETTABLE = ['under_review', 'resolved', 'rejected'] as const;
 type Settable = (typeof SETTABLE)[number];
-
-function DisputeStatusBadge({ status }: { status: DisputeStatus }) {
-  return <span className={`status-badge dispute-${status}`}>{STATUS_LABEL[status]}</span>;
-}
 
 const authorName = (a: AdminDisputeDto['author']) => a.name || a.username || a.email;
 
@@ -36,10 +33,9 @@ export function AdminDisputes() {
   const utils = trpc.useUtils();
   const list = trpc.disputes.adminList.useInfiniteQuery(
     { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
-    { getNextPageParam: (last) => last.nextCursor ?? undefined },
+    { getNextPageParam: nextPageParam },
   );
   const save = trpc.disputes.setStatus.useMutation({ onSettled: () => void utils.disputes.adminList.invalidate() });
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
 
   function open(d: AdminDisputeDto) {
     save.reset();
@@ -65,79 +61,39 @@ export function AdminDisputes() {
 
   return (
     <div className="admin-section">
-      <div className="admin-toolbar">
-        <div className="field admin-filter">
-          <label htmlFor={filterId}>Status</label>
-          <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
-            {FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {f === 'all' ? 'All' : STATUS_LABEL[f]}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
+      <StatusFilter id={filterId} value={filter} options={FILTERS} onChange={setFilter} />
       <Notice kind="success">{done}</Notice>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <p className="muted empty-state">No disputes here.</p>
-      ) : (
-        <>
-          <div ref={regionRef} className="table-wrap" role="region" aria-label="Disputes table" tabIndex={0}>
-            <table className="table admin-table disputes-table">
-              <thead>
-                <tr>
-                  <th scope="col">Campaign</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Author</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((d) => (
-                  <tr key={d._id}>
-                    <th scope="row" className="dispute-campaign">
-                      <Link to={`/campaigns/${encodeURIComponent(d.campaign._id)}`}>{d.campaign.title}</Link>
-                    </th>
-                    <td>{TYPE_LABEL[d.type]}</td>
-                    <td className="dispute-text">{d.reason}</td>
-                    <td className="admin-email">{authorName(d.author)}</td>
-                    <td>
-                      <DisputeStatusBadge status={d.status} />
-                    </td>
-                    <td className="date-cell">{formatDateTime(d.createdAt)}</td>
-                    <td className="actions-cell">
-                      <button type="button" className="button button-small button-secondary" aria-label={`Open dispute: ${d.reason}`} onClick={() => open(d)}>
-                        Open
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.hasNextPage && (
-            <div className="load-more">
-              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-                {list.isFetchingNextPage ? M.loading : 'Load more'}
+      <PagedTable
+        list={list}
+        empty={<p className="muted empty-state">No disputes here.</p>}
+        label="Disputes table"
+        regionRef={regionRef}
+        className="admin-table disputes-table"
+        columns={[
+          { label: 'Campaign' },
+          { label: 'Type' },
+          { label: 'Reason' },
+          { label: 'Author' },
+          { label: 'Status' },
+          { label: 'Created' },
+          { label: 'Actions', hidden: true },
+        ]}
+        row={(d) => (
+          <tr key={d._id}>
+            <DisputeLeadCells d={d} />
+            <td className="admin-email">{authorName(d.author)}</td>
+            <td>
+              <DisputeStatusBadge status={d.status} />
+            </td>
+            <td className="date-cell">{formatDateTime(d.createdAt)}</td>
+            <td className="actions-cell">
+              <button type="button" className="button button-small button-secondary" aria-label={`Open dispute: ${d.reason}`} onClick={() => open(d)}>
+                Open
               </button>
-            </div>
-          )}
-        </>
-      )}
+            </td>
+          </tr>
+        )}
+      />
       {openDispute && (
         <ConfirmDialog
           title="Dispute"

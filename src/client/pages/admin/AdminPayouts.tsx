@@ -5,11 +5,13 @@ import { formatMoney } from '../../../shared/money';
 import type { AdminPayoutDto } from '../../../shared/schemas/payouts';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
-import { Loading } from '../../components/Loading';
+import { nextPageParam, PagedTable } from '../../components/PagedTable';
 import { Notice } from '../../components/Notice';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { PayoutStatusBadge } from '../donations/status';
+import { StatusFilter } from './StatusFilter';
 
 const PAGE = 20;
 type Filter = 'pending' | 'paid' | 'rejected' | 'all';
@@ -19,7 +21,6 @@ const FILTERS: { id: Filter; label: string }[] = [
   { id: 'rejected', label: 'Rejected' },
   { id: 'all', label: 'All' },
 ];
-const STATUS_LABEL = { pending: 'Pending', paid: 'Paid', rejected: 'Rejected' } as const;
 export const DEFAULT_REJECT_REASON = 'not eligible';
 
 type Decision = { kind: 'approve' | 'reject'; payout: AdminPayoutDto };
@@ -36,13 +37,12 @@ export function AdminPayouts() {
   const utils = trpc.useUtils();
   const list = trpc.payouts.adminList.useInfiniteQuery(
     { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
-    { getNextPageParam: (last) => last.nextCursor ?? undefined },
+    { getNextPageParam: nextPageParam },
   );
   const onSettled = () => void utils.payouts.adminList.invalidate();
   const approve = trpc.payouts.approve.useMutation({ onSettled });
   const reject = trpc.payouts.reject.useMutation({ onSettled });
   const busy = approve.isPending || reject.isPending;
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
 
   function open(kind: Decision['kind'], payout: AdminPayoutDto) {
     approve.reset();
@@ -72,108 +72,66 @@ export function AdminPayouts() {
 
   return (
     <div className="admin-section">
-      <div className="admin-toolbar">
-        <div className="field admin-filter">
-          <label htmlFor={filterId}>Status</label>
-          <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
-            {FILTERS.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.label}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
+      <StatusFilter id={filterId} value={filter} options={FILTERS} onChange={setFilter} />
       <Notice kind="success">{done}</Notice>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <p className="muted empty-state">No payouts here.</p>
-      ) : (
-        <>
-          <div ref={regionRef} className="table-wrap" role="region" aria-label="Payouts table" tabIndex={0}>
-            <table className="table admin-table admin-payouts-table">
-              <thead>
-                <tr>
-                  <th scope="col">Campaign</th>
-                  <th scope="col">Recipient</th>
-                  <th scope="col" className="num">
-                    Gross
-                  </th>
-                  <th scope="col" className="num">
-                    Fee
-                  </th>
-                  <th scope="col" className="num">
-                    Net
-                  </th>
-                  <th scope="col">Requested</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((p) => {
-                  const noteId = `payout-${p._id}-disputed`;
-                  return (
-                    <tr key={p._id} data-payout={p._id}>
-                      <th scope="row" className="admin-campaign">
-                        <Link to={`/campaigns/${encodeURIComponent(p.campaign._id)}`}>{p.campaign.title}</Link>
-                      </th>
-                      <td className="admin-email">{p.recipientPaypalEmail}</td>
-                      <td className="num">{formatMoney(p.gross, p.currency)}</td>
-                      <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
-                      <td className="num">{formatMoney(p.net, p.currency)}</td>
-                      <td className="date-cell">{formatDateTime(p.createdAt)}</td>
-                      <td>
-                        <span className={`status-badge payout-${p.status}`}>{STATUS_LABEL[p.status]}</span>
-                        {p.disputed && (
-                          <span id={noteId} className="disputed-badge">
-                            {M.payoutDisputed}
-                          </span>
-                        )}
-                      </td>
-                      <td className="actions-cell">
-                        {p.status === 'pending' && (
-                          <>
-                            <button
-                              type="button"
-                              className="button button-small"
-                              disabled={p.disputed}
-                              aria-describedby={p.disputed ? noteId : undefined}
-                              onClick={() => open('approve', p)}
-                            >
-                              Approve
-                            </button>
-                            <button type="button" className="button button-small button-secondary" onClick={() => open('reject', p)}>
-                              Reject
-                            </button>
-                          </>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          {list.hasNextPage && (
-            <div className="load-more">
-              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-                {list.isFetchingNextPage ? M.loading : 'Load more'}
-              </button>
-            </div>
-          )}
-        </>
-      )}
+      <PagedTable
+        list={list}
+        empty={<p className="muted empty-state">No payouts here.</p>}
+        label="Payouts table"
+        regionRef={regionRef}
+        className="admin-table admin-payouts-table"
+        columns={[
+          { label: 'Campaign' },
+          { label: 'Recipient' },
+          { label: 'Gross', num: true },
+          { label: 'Fee', num: true },
+          { label: 'Net', num: true },
+          { label: 'Requested' },
+          { label: 'Status' },
+          { label: 'Actions', hidden: true },
+        ]}
+        row={(p) => {
+          const noteId = `payout-${p._id}-disputed`;
+          return (
+            <tr key={p._id} data-payout={p._id}>
+              <th scope="row" className="admin-campaign">
+                <Link to={`/campaigns/${encodeURIComponent(p.campaign._id)}`}>{p.campaign.title}</Link>
+              </th>
+              <td className="admin-email">{p.recipientPaypalEmail}</td>
+              <td className="num">{formatMoney(p.gross, p.currency)}</td>
+              <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
+              <td className="num">{formatMoney(p.net, p.currency)}</td>
+              <td className="date-cell">{formatDateTime(p.createdAt)}</td>
+              <td>
+                <PayoutStatusBadge status={p.status} />
+                {p.disputed && (
+                  <span id={noteId} className="disputed-badge">
+                    {M.payoutDisputed}
+                  </span>
+                )}
+              </td>
+              <td className="actions-cell">
+                {p.status === 'pending' && (
+                  <>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      disabled={p.disputed}
+                      aria-describedby={p.disputed ? noteId : undefined}
+                      onClick={() => open('approve', p)}
+                    >
+                      Approve
+                    </button>
+                    <button type="button" className="button button-small button-secondary" onClick={() => open('reject', p)}>
+                      Reject
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+          );
+        }}
+      />
       {decision && (
         <ConfirmDialog
           title={decision.kind === 'approve' ? 'Approve payout' : 'Reject payout'}

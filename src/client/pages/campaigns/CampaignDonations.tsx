@@ -1,11 +1,9 @@
 import { useRef, useState } from 'react';
-import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDonationDto } from '../../../shared/schemas/donations';
-import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { nextPageParam, pagedItems, PagedTable } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/dates';
-import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 import { RefundDialog } from '../donations/RefundDialog';
 import { DonationStatusBadge } from '../donations/status';
@@ -25,9 +23,9 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
   const [refundedIds, setRefundedIds] = useState<readonly string[]>([]);
   const list = trpc.donations.ofCampaign.useInfiniteQuery(
     { campaignId, limit: PAGE },
-    { getNextPageParam: (last) => last.nextCursor ?? undefined },
+    { getNextPageParam: nextPageParam },
   );
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const items = pagedItems(list);
   const csvUrl = `/api/campaigns/${encodeURIComponent(campaignId)}/donations?format=csv`;
 
   return (
@@ -43,81 +41,45 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
         )}
       </div>
       <Notice kind="success">{refunded}</Notice>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <p className="muted">No donations yet.</p>
-      ) : (
-        <>
-          <div className="table-wrap" role="region" aria-label="Donations table" tabIndex={0}>
-            <table className="table donations-table">
-              <thead>
-                <tr>
-                  <th scope="col">Donor</th>
-                  <th scope="col" className="num">
-                    Amount
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Date</th>
-                  <th scope="col">Monthly</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((row) => {
-                  const d = refundedIds.includes(row._id) ? { ...row, status: 'refunded' as const } : row;
-                  const amount = formatMoney(d.amount, d.currency);
-                  return (
-                    <tr key={d._id}>
-                      <th scope="row" className="donor-cell">
-                        {d.donor}
-                      </th>
-                      <td className="num">{amount}</td>
-                      <td>
-                        <DonationStatusBadge status={d.status} />
-                      </td>
-                      <td className="date-cell">{formatDateTime(d.date)}</td>
-                      <td>{d.monthly ? 'Yes' : 'No'}</td>
-                      <td className="actions-cell">
-                        {d.status === 'succeeded' && (
-                          <button
-                            type="button"
-                            className="button button-small button-secondary"
-                            aria-label={`Refund ${amount} from ${d.donor}`}
-                            onClick={() => {
-                              setRefunded(null);
-                              setRefunding(d);
-                            }}
-                          >
-                            Refund
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          {list.hasNextPage && (
-            <div className="load-more">
-              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-                {list.isFetchingNextPage ? M.loading : 'Load more'}
-              </button>
-            </div>
-          )}
-          {list.isFetchNextPageError && <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>}
-        </>
-      )}
+      <PagedTable
+        list={list}
+        empty={<p className="muted">No donations yet.</p>}
+        label="Donations table"
+        className="donations-table"
+        columns={[{ label: 'Donor' }, { label: 'Amount', num: true }, { label: 'Status' }, { label: 'Date' }, { label: 'Monthly' }, { label: 'Actions', hidden: true }]}
+        row={(row) => {
+          const d = refundedIds.includes(row._id) ? { ...row, status: 'refunded' as const } : row;
+          const amount = formatMoney(d.amount, d.currency);
+          return (
+            <tr key={d._id}>
+              <th scope="row" className="donor-cell">
+                {d.donor}
+              </th>
+              <td className="num">{amount}</td>
+              <td>
+                <DonationStatusBadge status={d.status} />
+              </td>
+              <td className="date-cell">{formatDateTime(d.date)}</td>
+              <td>{d.monthly ? 'Yes' : 'No'}</td>
+              <td className="actions-cell">
+                {d.status === 'succeeded' && (
+                  <button
+                    type="button"
+                    className="button button-small button-secondary"
+                    aria-label={`Refund ${amount} from ${d.donor}`}
+                    onClick={() => {
+                      setRefunded(null);
+                      setRefunding(d);
+                    }}
+                  >
+                    Refund
+                  </button>
+                )}
+              </td>
+            </tr>
+          );
+        }}
+      />
       {refunding && (
         <RefundDialog
           donation={refunding}

@@ -1,8 +1,5 @@
-import { M } from '../../../shared/messages';
-import { Loading } from '../../components/Loading';
-import { Notice } from '../../components/Notice';
+import { nextPageParam, pagedItems, PagedTable } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/dates';
-import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 
 const PAGE = 20;
@@ -13,8 +10,8 @@ const PAGE = 20;
  * with Load more and the whole list as CSV.
  */
 export function CampaignSupporters({ campaignId }: { campaignId: string }) {
-  const list = trpc.supports.list.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const list = trpc.supports.list.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
+  const items = pagedItems(list);
   const csvUrl = `/api/campaigns/${encodeURIComponent(campaignId)}/supporters?format=csv`;
 
   return (
@@ -27,54 +24,23 @@ export function CampaignSupporters({ campaignId }: { campaignId: string }) {
           </a>
         )}
       </div>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <p className="muted">No supporters yet.</p>
-      ) : (
-        <>
-          <p className="muted section-note">Guests’ addresses are shown masked; members are shown by name.</p>
-          <div className="table-wrap" role="region" aria-label="Supporters table" tabIndex={0}>
-            <table className="table supporters-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Confirmed</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((s, i) => (
-                  <tr key={`${s.confirmedAt.getTime()}-${i}`}>
-                    <th scope="row" className="supporter-cell">
-                      {s.name}
-                    </th>
-                    <td className="email-cell">
-                      {s.email ?? <span className="muted">not shown</span>}
-                    </td>
-                    <td className="date-cell">{formatDateTime(s.confirmedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.hasNextPage && (
-            <div className="load-more">
-              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-                {list.isFetchingNextPage ? M.loading : 'Load more'}
-              </button>
-            </div>
-          )}
-          {list.isFetchNextPageError && <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>}
-        </>
-      )}
+      <PagedTable
+        list={list}
+        empty={<p className="muted">No supporters yet.</p>}
+        intro={<p className="muted section-note">Guests’ addresses are shown masked; members are shown by name.</p>}
+        label="Supporters table"
+        className="supporters-table"
+        columns={[{ label: 'Name' }, { label: 'Email' }, { label: 'Confirmed' }]}
+        row={(s, i) => (
+          <tr key={`${s.confirmedAt.getTime()}-${i}`}>
+            <th scope="row" className="supporter-cell">
+              {s.name}
+            </th>
+            <td className="email-cell">{s.email ?? <span className="muted">not shown</span>}</td>
+            <td className="date-cell">{formatDateTime(s.confirmedAt)}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -8,15 +8,16 @@ import { useSession } from '../../auth/useSession';
 import { Field } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { nextPageParam, PagedTable } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { validate, type FieldErrors } from '../../lib/forms';
 import { newIdempotencyKey } from '../../lib/idempotency';
 import { trpc } from '../../trpc';
+import { PayoutStatusBadge } from '../donations/status';
 
 const PAGE = 10;
 const CONNECTION_LOST = 'The connection was lost before an answer came. Press Request payout again to retry: it will not be requested twice.';
-const STATUS_LABEL: Record<PayoutDto['status'], string> = { pending: 'Pending', paid: 'Paid', rejected: 'Rejected' };
 
 /** Which field a server message is about (the rest are shown as an alert above the button). */
 const FIELD_OF: Record<string, 'amount' | 'email'> = {
@@ -238,76 +239,33 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
   );
 }
 
-function PayoutStatusBadge({ status }: { status: PayoutDto['status'] }) {
-  return <span className={`status-badge payout-${status}`}>{STATUS_LABEL[status]}</span>;
-}
-
 function PayoutHistory({ campaignId }: { campaignId: string }) {
-  const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: (last) => last.nextCursor ?? undefined });
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
   const headingId = useId();
   return (
     <div className="payout-history">
       <h3 id={headingId}>Payouts</h3>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <p className="muted">No payouts yet.</p>
-      ) : (
-        <>
-          <div className="table-wrap" role="region" aria-labelledby={headingId} tabIndex={0}>
-            <table className="table payouts-table">
-              <thead>
-                <tr>
-                  <th scope="col">Requested</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Gross
-                  </th>
-                  <th scope="col" className="num">
-                    Fee
-                  </th>
-                  <th scope="col" className="num">
-                    Net
-                  </th>
-                  <th scope="col">Note</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((p) => (
-                  <tr key={p._id}>
-                    <th scope="row" className="date-cell">
-                      {formatDateTime(p.createdAt)}
-                    </th>
-                    <td>
-                      <PayoutStatusBadge status={p.status} />
-                    </td>
-                    <td className="num">{formatMoney(p.gross, p.currency)}</td>
-                    <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
-                    <td className="num">{formatMoney(p.net, p.currency)}</td>
-                    <td className="payout-note">{p.status === 'rejected' ? (p.rejectReason ?? DEFAULT_REJECTION_REASON) : p.status === 'paid' && p.decidedAt ? `Paid ${formatDateTime(p.decidedAt)}` : ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.hasNextPage && (
-            <div className="load-more">
-              <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-                {list.isFetchingNextPage ? M.loading : 'Load more'}
-              </button>
-            </div>
-          )}
-          {list.isFetchNextPageError && <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>}
-        </>
-      )}
+      <PagedTable
+        list={list}
+        empty={<p className="muted">No payouts yet.</p>}
+        labelledBy={headingId}
+        className="payouts-table"
+        columns={[{ label: 'Requested' }, { label: 'Status' }, { label: 'Gross', num: true }, { label: 'Fee', num: true }, { label: 'Net', num: true }, { label: 'Note' }]}
+        row={(p) => (
+          <tr key={p._id}>
+            <th scope="row" className="date-cell">
+              {formatDateTime(p.createdAt)}
+            </th>
+            <td>
+              <PayoutStatusBadge status={p.status} />
+            </td>
+            <td className="num">{formatMoney(p.gross, p.currency)}</td>
+            <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
+            <td className="num">{formatMoney(p.net, p.currency)}</td>
+            <td className="payout-note">{p.status === 'rejected' ? (p.rejectReason ?? DEFAULT_REJECTION_REASON) : p.status === 'paid' && p.decidedAt ? `Paid ${formatDateTime(p.decidedAt)}` : ''}</td>
+          </tr>
+        )}
+      />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
+import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { ProjectDto } from '../../../shared/schemas/projects';
 import { useSession } from '../../auth/useSession';
@@ -8,8 +9,9 @@ import { ImageGallery } from '../../components/ImageGallery';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
-import { Avatar, OwnerLink, personName } from '../../components/OwnerLink';
+import { OwnerLink, personName } from '../../components/OwnerLink';
 import { ProjectTeams } from '../../components/ProjectTeams';
+import { SuggestedPeopleList } from '../../components/SuggestedPeopleList';
 import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
@@ -17,6 +19,7 @@ import { trpc } from '../../trpc';
 import { FavoriteButton } from '../../components/FavoriteButton';
 
 const NO_SUGGESTIONS = 'No suggestions yet.';
+const NO_TEAM_TO_INVITE = 'To invite people, create a team for this project first.';
 
 const BackLink = () => (
   <Link className="back-link" to="/projects">
@@ -179,9 +182,23 @@ function OwnerActions({ id, editPath }: { id: string; editPath: string }) {
   );
 }
 
-/** The owner's panel of people whose tags match the project's (inviting them comes with teams). */
+/**
+ * The owner's panel of people whose tags match the project's (never anyone blocked either way
+ * with the owner), each with Invite: an invite as a member of one of the project's teams (the
+ * Team select picks which when there are several), as the team's own Invite does. With no team
+ * yet, the panel says so and links to creating one.
+ */
 function SuggestedPeople({ projectId }: { projectId: string }) {
+  const utils = trpc.useUtils();
   const suggested = trpc.users.suggested.useQuery({ projectId });
+  // the teams attached to a project are its owner's (teams attach only to their owner's projects)
+  const teams = trpc.teams.ofProject.useQuery({ projectId, limit: MAX_PAGE_SIZE });
+  const [teamId, setTeamId] = useState('');
+  const [target, setTarget] = useState<string | null>(null);
+  const invite = trpc.teams.invite.useMutation({ onSuccess: () => utils.teams.invalidate() });
+  const teamItems = teams.data?.items ?? [];
+  const chosen = teamItems.find((t) => t._id === teamId) ?? teamItems[0];
+
   return (
     <section className="card suggestions" aria-labelledby="suggested-heading">
       <h2 id="suggested-heading">Suggested people to invite</h2>
@@ -192,22 +209,51 @@ function SuggestedPeople({ projectId }: { projectId: string }) {
       ) : suggested.data.items.length === 0 ? (
         <p className="muted">{NO_SUGGESTIONS}</p>
       ) : (
-        <ul className="people-list">
-          {suggested.data.items.map((u) => (
-            <li key={u._id} className="person">
-              <Avatar person={u} size={40} />
-              <div>
-                <Link to={`/profiles/${encodeURIComponent(u._id)}`}>{personName(u)}</Link>
-                {u.name && u.username && u.name !== u.username && <span className="muted"> · {u.name}</span>}
-                {u.sharedTags.length > 0 && (
-                  <p className="shared-tags muted">
-                    Shared tags: <span>{u.sharedTags.join(', ')}</span>
-                  </p>
-                )}
-              </div>
-            </li>
-          ))}
-        </ul>
+        <>
+          {teams.isPending ? (
+            <Loading />
+          ) : teams.isError ? (
+            <Notice kind="error">{errorMessage(teams.error, M.teamsLoadFailed)}</Notice>
+          ) : !chosen ? (
+            <p className="muted">
+              {NO_TEAM_TO_INVITE}{' '}
+              <Link to={`/teams/new?projectId=${encodeURIComponent(projectId)}`}>Create a team</Link>
+            </p>
+          ) : (
+            <div className="field invite-team">
+              <label htmlFor="suggested-team">Team</label>
+              <select
+                id="suggested-team"
+                value={chosen._id}
+                onChange={(e) => {
+                  setTeamId(e.target.value);
+                  invite.reset();
+                }}
+              >
+                {teamItems.map((t) => (
+                  <option key={t._id} value={t._id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <SuggestedPeopleList
+            people={suggested.data.items}
+            invite={
+              chosen && {
+                busy: invite.isPending,
+                // by username as a member (the id when the person has no username), as the team's Invite
+                onInvite: (u) => {
+                  setTarget(u._id);
+                  invite.mutate({ id: chosen._id, data: u.username ? { username: u.username, role: 'member' } : { userId: u._id, role: 'member' } });
+                },
+                error: invite.isError && target ? { personId: target, message: errorMessage(invite.error, M.teamInviteFailed) } : null,
+              }
+            }
+          />
+          {invite.isSuccess && invite.data && chosen && <Notice kind="success">{`Invited ${personName(invite.data)} to ${chosen.name}.`}</Notice>}
+        </>
       )}
     </section>
   );

@@ -8,10 +8,10 @@ import { Field } from '../../components/Field';
 import { ImageUploadField, type UploadedImage } from '../../components/ImageUploadField';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
-import { Avatar, personName } from '../../components/OwnerLink';
 import { TagInput } from '../../components/TagInput';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
+import { SuggestedPeopleList } from '../../components/SuggestedPeopleList';
 import { trpc } from '../../trpc';
 import {
   LoadMoreMembers,
@@ -411,40 +411,18 @@ function SuggestedSection({ team, projectParam }: { team: TeamDto; projectParam:
       ) : suggested.data.items.length === 0 ? (
         <p className="muted">{NO_SUGGESTIONS}</p>
       ) : (
-        <ul className="people-list">
-          {suggested.data.items.map((u) => {
-            const nameId = `suggested-${u._id}`;
-            return (
-              <li key={u._id} className="person">
-                <Avatar person={u} size={40} />
-                <div className="person-body">
-                  <Link id={nameId} to={`/profiles/${encodeURIComponent(u._id)}`}>
-                    {personName(u)}
-                  </Link>
-                  {u.sharedTags.length > 0 && (
-                    <p className="shared-tags muted">
-                      Shared tags: <span>{u.sharedTags.join(', ')}</span>
-                    </p>
-                  )}
-                  <button
-                    type="button"
-                    className="button button-small"
-                    disabled={invite.isPending}
-                    aria-describedby={nameId}
-                    onClick={() => {
-                      setTarget(u._id);
-                      // by username as a member (the id when the person has no username)
-                      invite.mutate({ id: team._id, data: u.username ? { username: u.username, role: 'member' } : { userId: u._id, role: 'member' } });
-                    }}
-                  >
-                    Invite
-                  </button>
-                  {invite.isError && target === u._id && <Notice kind="error">{errorMessage(invite.error, M.teamInviteFailed)}</Notice>}
-                </div>
-              </li>
-            );
-          })}
-        </ul>
+        <SuggestedPeopleList
+          people={suggested.data.items}
+          invite={{
+            busy: invite.isPending,
+            // by username as a member (the id when the person has no username)
+            onInvite: (u) => {
+              setTarget(u._id);
+              invite.mutate({ id: team._id, data: u.username ? { username: u.username, role: 'member' } : { userId: u._id, role: 'member' } });
+            },
+            error: invite.isError && target ? { personId: target, message: errorMessage(invite.error, M.teamInviteFailed) } : null,
+          }}
+        />
       )}
       {invite.isSuccess && invite.data && <Notice kind="success">{`Invited ${memberName(invite.data)}.`}</Notice>}
     </section>

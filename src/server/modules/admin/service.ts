@@ -18,10 +18,9 @@ import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { afterCursor, likeEscape } from '../../lib/listing';
+import { afterCursor, likeEscape, pageOf, readCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { setAdminById } from '../users/admin-grant';
-import { pageOf, readCursor } from '../users/paging';
 import { open, seal, secretsKey } from './secrets';
 
 type UserRow = typeof users.$inferSelect;

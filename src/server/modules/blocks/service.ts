@@ -1,25 +1,13 @@
-import { and, desc, eq, or } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import type { BlockListDto, BlocksQuery } from '../../../shared/schemas/community';
 import { blocks, users } from '../../db/schema';
-import type { DbOrTx } from '../../db/client';
 import type { Actor, Deps } from '../../deps';
 import { badRequest, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { afterCursor } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
-import { pageOf, readCursor } from '../users/paging';
-
-/** True when either person has blocked the other (invites and join requests are refused then). */
-export async function blockedEitherWay(db: DbOrTx, a: string, b: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: blocks.id })
-    .from(blocks)
-    .where(or(and(eq(blocks.blockerId, a), eq(blocks.blockedId, b)), and(eq(blocks.blockerId, b), eq(blocks.blockedId, a))))
-    .limit(1);
-  return rows.length > 0;
-}
 
 export function createBlocksService(deps: Deps) {
   const { db } = deps;

@@ -350,7 +350,7 @@ describe('GET /api/campaigns: search', () => {
     expect(await total(heidi)).toBe(1);
   });
 
-  it('counts a search exactly up to 1000 matches, and says "at least 1000" beyond', async () => {
+  it(`counts a search exactly up to ${SEARCH_COUNT_CAP} matches, and caps the total there (totalCapped) beyond`, async () => {
     const few = (await get(null, '/api/campaigns?q=photography')).json();
     expect(few).toMatchObject({ total: 1, totalCapped: false });
     await database.db.execute(sql`

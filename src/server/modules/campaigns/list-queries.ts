@@ -8,7 +8,7 @@ import type { Db } from '../../db/client';
 import { campaigns, listCounts, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
-import { afterCursor, decodeCursor, likeEscape, prefixTsQuery, searchMatch } from '../../lib/listing';
+import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from '../../lib/listing';
 import { createPageMarks } from './page-marks';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -253,7 +253,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
   /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
   function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }) {
     const { page, limit } = query;
-    const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+    const cursor = readCursor(query.cursor);
     const seeAdult = canSeeAdult(actor);
     const viewerId = actor.user?.id ?? null;
     const text = query.q.trim();

@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
@@ -6,12 +6,12 @@ import { toMajor } from '../../../shared/money';
 import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
 import { campaigns, donations, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { conflict, forbidden, notFound } from '../../lib/errors';
-import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
+import { conflict, notFound } from '../../lib/errors';
+import { assertCategoryAllowed, assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
+import { createItemStore } from '../../lib/item-store';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { encodeCursor } from '../../lib/listing';
-import { requireUser } from '../auth/service';
+import { pageOf } from '../../lib/listing';
 import { coordinationText } from './coordination';
 import { campaignColumns, campaignSelection, createCampaignListQueries, listTotal, type CampaignRow } from './list-queries';
 
@@ -52,19 +52,15 @@ export function createCampaignsService(deps: Deps) {
   const { db } = deps;
   const listQueries = createCampaignListQueries(db);
 
-  async function load(actor: Actor, id: string): Promise<CampaignDto> {
-    if (!isUuid(id)) throw notFound(M.campaignNotFound);
-    const conds: SQL[] = [eq(campaigns.id, id)];
-    if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-    const [row] = await db
-      .select(campaignSelection(actor.user?.id ?? null))
-      .from(campaigns)
-      .innerJoin(users, eq(users.id, campaigns.ownerId))
-      .where(and(...conds))
-      .limit(1);
-    if (!row) throw notFound(M.campaignNotFound);
-    return toCampaignDto(row as Row);
-  }
+  const store = createItemStore(deps, {
+    table: campaigns,
+    columns: campaignColumns,
+    selection: campaignSelection,
+    toDto: (r: Row) => toCampaignDto(r),
+    model: 'Campaign',
+    budget: 'campaign',
+    notFoundText: M.campaignNotFound,
+  });
 
   const service = {
     /**
@@ -80,9 +76,8 @@ export function createCampaignsService(deps: Deps) {
       const totalCapped = capped && counted > SEARCH_COUNT_CAP;
       const total = totalCapped ? SEARCH_COUNT_CAP : counted;
       const now = new Date();
-      const pageRows = (rows as Row[]).slice(0, limit);
+      const { page: pageRows, nextCursor } = pageOf(rows as Row[], limit, (r) => r.c);
       const items = pageRows.map((r) => toCampaignDto(r, now));
-      const nextCursor = rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].c) : null;
       return { items, total, totalCapped, page, limit, nextCursor };
     },
 
@@ -93,55 +88,21 @@ export function createCampaignsService(deps: Deps) {
       return service.list(actor, query, { ownerId: userId });
     },
 
-    get: load,
+    get: store.load,
 
     /** Resolves when the list's page marks are not being taken (tests wait for them). */
     pageMarksSettled: () => listQueries.settled(),
 
     /** The visible ones among these ids (for favorites), in no particular order. */
-    async byIds(actor: Actor, ids: string[]) {
-      const valid = ids.filter(isUuid);
-      if (!valid.length) return [];
-      const conds: SQL[] = [inArray(campaigns.id, valid)];
-      if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-      const rows = await db
-        .select(campaignSelection(actor.user?.id ?? null))
-        .from(campaigns)
-        .innerJoin(users, eq(users.id, campaigns.ownerId))
-        .where(and(...conds));
-      return (rows as Row[]).map((r) => toCampaignDto(r));
-    },
+    byIds: store.byIds,
 
-    async create(actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> {
-      const { user } = requireUser(actor);
-      assertCategoryAllowed(user, input.type);
-      await deps.limiter.write('campaign', actor);
-      const id = await db.transaction(async (tx) => {
-        await assertOwnImages(tx, user.id, imageUrlsOf(input));
-        const [row] = await tx
-          .insert(campaigns)
-          .values({ ownerId: user.id, ...itemValues(input), executionDate: input.executionDate ?? null })
-          .returning({ id: campaigns.id });
-        await recordChange(tx, {
-          modelName: 'Campaign',
-          action: 'create',
-          key: row.id,
-          fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined),
-          actorId: user.id,
-        });
-        return row.id;
-      });
-      return load(actor, id);
-    },
+    create: (actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> =>
+      store.create(actor, input, { executionDate: input.executionDate ?? null }),
 
     /** The owner edits text, tags, images, goal and execution date. */
     async update(actor: Actor, id: string, input: Out<typeof UpdateCampaignInput>): Promise<CampaignDto> {
-      const { user } = requireUser(actor);
-      if (!isUuid(id)) throw notFound(M.campaignNotFound);
       await db.transaction(async (tx) => {
-        const [before] = await tx.select(campaignColumns).from(campaigns).where(eq(campaigns.id, id)).for('update');
-        if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(M.campaignNotFound);
-        if (before.ownerId !== user.id) throw forbidden(M.notOwner);
+        const { user, before } = await store.ownedForUpdate(tx, actor, id);
         assertCategoryAllowed(user, input.type);
         // totals are kept in the campaign's currency and goal kind: once money has moved, they stay
         if ((input.currency !== undefined && input.currency !== before.currency) || (input.targetType !== undefined && input.targetType !== before.targetType)) {
@@ -159,7 +120,7 @@ export function createCampaignsService(deps: Deps) {
         await tx.update(campaigns).set({ ...patch, updatedAt: new Date() }).where(eq(campaigns.id, id));
         await recordChange(tx, { modelName: 'Campaign', action: 'update', key: id, fields, actorId: user.id, subjectUserId: before.ownerId });
       });
-      return load(actor, id);
+      return store.load(actor, id);
     },
   };
   return service;

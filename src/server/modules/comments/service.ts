@@ -3,7 +3,6 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { isAdmin } from '../../../shared/roles';
-import { DATE_MAX, DATE_MIN } from '../../../shared/schemas/common';
 import {
   COMMENT_INLINE_REPLIES,
   type CommentDto,
@@ -16,10 +15,10 @@ import {
 } from '../../../shared/schemas/community';
 import { blocks, campaigns, comments, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { AppError, badRequest, forbidden, notFound } from '../../lib/errors';
+import { AppError, forbidden, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages } from '../../lib/items';
-import { decodeCursor, encodeCursor } from '../../lib/listing';
+import { encodeCursor, pageOf, readCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 
@@ -57,19 +56,6 @@ function replyOf(thread: CommentRow, t: ReplyTuple): { c: CommentRow; author: Au
     c: { id, campaignId: thread.campaignId, userId, parentId: thread.id, text, imageUrl, createdAt: new Date(createdAt), editedAt: date(editedAt), deletedAt: date(deletedAt) },
     author: { id: userId, username, name, imageUrl: authorImageUrl },
   };
-}
-
-/**
- * A page cursor (lib/listing's opaque (created_at, id)), its time normalised to an ISO string
- * PostgreSQL takes: a cursor that does not decode, or whose time a timestamptz cannot hold, is a
- * 400 (never a database error).
- */
-function pageCursor(raw: string | undefined): { t: string; id: string } | null {
-  if (!raw) return null;
-  const c = decodeCursor(raw);
-  const ms = Date.parse(c.t);
-  if (!(ms >= DATE_MIN && ms <= DATE_MAX)) throw badRequest(M.cursorInvalid);
-  return { t: new Date(ms).toISOString(), id: c.id };
 }
 
 /** Rows after the cursor in (created_at, id) order, oldest first: a row comparison the thread and reply indexes serve. */
@@ -132,7 +118,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
      * to the campaign check, which decides whether the answer is given at all.
      */
     async list(actor: Actor, campaignId: string, query: Out<typeof CommentPageQuery>): Promise<CommentListDto> {
-      const cursor = pageCursor(query.cursor);
+      const cursor = readCursor(query.cursor);
       const { limit } = query;
       const visible = visibleCampaign(actor, campaignId);
       // a malformed id names no campaign: its 404, before any SQL sees it
@@ -182,7 +168,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
           .orderBy(asc(comments.createdAt), asc(comments.id))
           .limit(limit + 1),
       ]);
-      const page = rows.slice(0, limit);
+      const { page, nextCursor } = pageOf(rows, limit, (r) => r.c);
       const threads: CommentThreadDto[] = page.map((row) => {
         const own = (JSON.parse(row.replies) as ReplyTuple[]).map((t) => replyOf(row.c, t));
         const shown = own.slice(0, COMMENT_INLINE_REPLIES);
@@ -194,7 +180,6 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
           repliesNextCursor: more ? encodeCursor(shown[shown.length - 1].c) : null,
         };
       });
-      const nextCursor = rows.length > limit ? encodeCursor(page[page.length - 1].c) : null;
       return { items: threads, nextCursor };
     },
 
@@ -206,7 +191,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
      * statement: the thread, and limit + 1 entries of comments_replies_idx from the cursor on.
      */
     async replies(actor: Actor, campaignId: string, commentId: string, query: Out<typeof CommentPageQuery>): Promise<CommentRepliesDto> {
-      const cursor = pageCursor(query.cursor);
+      const cursor = readCursor(query.cursor);
       const { limit } = query;
       const visible = visibleCampaign(actor, campaignId);
       if (!isUuid(campaignId)) await visible;
@@ -275,11 +260,8 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
         const { authorUsername, authorName, authorImageUrl, ...c } = reply as CommentRow & { authorUsername: string | null; authorName: string | null; authorImageUrl: string | null };
         return [{ c, author: { id: c.userId, username: authorUsername, name: authorName, imageUrl: authorImageUrl } }];
       });
-      const shown = replies.slice(0, limit);
-      return {
-        items: shown.map((x) => toDto(x.c, x.author)),
-        nextCursor: replies.length > limit ? encodeCursor(shown[shown.length - 1].c) : null,
-      };
+      const { page: shown, nextCursor } = pageOf(replies, limit, (x) => x.c);
+      return { items: shown.map((x) => toDto(x.c, x.author)), nextCursor };
     },
 
     /** Any signed-in person may comment or reply; a reply to a reply joins the same thread. */

@@ -31,12 +31,11 @@ import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvField, csvFilename } from '../../lib/csv';
-import { afterCursor } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { donationTemplates } from '../../mail/donation-templates';
 import { PaymentProviderError, WebhookSignatureError, type PaymentEvent, type PaymentProvider } from '../../payments/port';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
-import { pageOf, readCursor } from '../users/paging';
 import { donationStatements } from './statements';
 
 type Out<T extends z.ZodType> = z.output<T>;

@@ -6,12 +6,11 @@ import { favorites, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { afterCursor } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 import type { ProjectsService } from '../projects/service';
 import { toPublicUserDto } from '../users/dto';
-import { pageOf, readCursor } from '../users/paging';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type TargetType = Out<typeof FavoriteInput>['targetType'];

@@ -21,10 +21,9 @@ import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/erro
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { visibleCampaign } from '../../lib/campaign-access';
-import { afterCursor } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';
-import { pageOf, readCursor } from '../users/paging';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type PayoutRow = typeof payouts.$inferSelect;

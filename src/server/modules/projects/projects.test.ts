@@ -233,4 +233,26 @@ describe('GET /api/public/users/suggested', () => {
     expect((await trpc(app, owner, 'query', 'users.suggested', { projectId: p._id })).data.items).toHaveLength(2);
     expect((await trpc(app, two, 'query', 'users.suggested', { projectId: p._id })).status).toBe(403);
   });
+
+  it('never suggests anyone the owner blocked or who blocked the owner, through either door', async () => {
+    const owner = await signUp(app, { username: 'sb_owner' });
+    const blockedByOwner = await signUp(app, { username: 'sb_blocked' });
+    const blocksOwner = await signUp(app, { username: 'sb_blocker' });
+    const fine = await signUp(app, { username: 'sb_fine' });
+    for (const who of [blockedByOwner, blocksOwner, fine]) {
+      await database.db.update(users).set({ tags: ['loomwork'] }).where(eq(users.id, who.userId));
+    }
+    const p = await create(owner, { title: 'Loom circle', tags: ['loomwork'] });
+    const viaRest = async () =>
+      (await call(app, owner, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` })).json().items.map((u: { username: string }) => u.username);
+    const viaTrpc = async () => (await trpc(app, owner, 'query', 'users.suggested', { projectId: p._id })).data.items.map((u: { username: string }) => u.username);
+    expect(await viaRest()).toEqual(['sb_blocked', 'sb_blocker', 'sb_fine']);
+    expect((await call(app, owner, { method: 'POST', url: '/api/blocks', payload: { userId: blockedByOwner.userId } })).statusCode).toBe(201);
+    expect((await call(app, blocksOwner, { method: 'POST', url: '/api/blocks', payload: { userId: owner.userId } })).statusCode).toBe(201);
+    expect(await viaRest()).toEqual(['sb_fine']);
+    expect(await viaTrpc()).toEqual(['sb_fine']);
+    // unblocked, they are suggested again
+    await call(app, owner, { method: 'DELETE', url: `/api/blocks/${blockedByOwner.userId}` });
+    expect(await viaTrpc()).toEqual(['sb_blocked', 'sb_fine']);
+  });
 });

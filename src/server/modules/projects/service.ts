@@ -1,15 +1,16 @@
-import { and, desc, eq, getTableColumns, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { CreateProjectInput, ProjectDto, ProjectListQuery, UpdateProjectInput } from '../../../shared/schemas/projects';
 import { favorites, listCounts, projectFollows, projects, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { forbidden, notFound, unauthorized } from '../../lib/errors';
+import { unauthorized } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch, itemValues } from '../../lib/items';
-import { afterCursor, decodeCursor, encodeCursor, searchCondition } from '../../lib/listing';
+import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemPatch } from '../../lib/items';
+import { createItemStore } from '../../lib/item-store';
+import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import { coordinationText } from '../campaigns/coordination';
 
@@ -68,29 +69,16 @@ export function toProjectDto(r: Row): ProjectDto {
 export function createProjectsService(deps: Deps) {
   const { db } = deps;
 
-  async function load(actor: Actor, id: string): Promise<ProjectDto> {
-    if (!isUuid(id)) throw notFound(M.projectNotFound);
-    const conds: SQL[] = [eq(projects.id, id)];
-    if (!canSeeAdult(actor)) conds.push(ne(projects.type, 'adult'));
-    const [row] = await db
-      .select(selection(actor.user?.id ?? null))
-      .from(projects)
-      .innerJoin(users, eq(users.id, projects.ownerId))
-      .where(and(...conds))
-      .limit(1);
-    if (!row) throw notFound(M.projectNotFound);
-    return toProjectDto(row as Row);
-  }
-
-  /** The project for a change by its owner; 404 for what the caller may not see, 403 for someone else's. */
-  async function ownedForUpdate(tx: Parameters<Parameters<typeof db.transaction>[0]>[0], actor: Actor, id: string) {
-    const { user } = requireUser(actor);
-    if (!isUuid(id)) throw notFound(M.projectNotFound);
-    const [before] = await tx.select(projectColumns).from(projects).where(eq(projects.id, id)).for('update');
-    if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(M.projectNotFound);
-    if (before.ownerId !== user.id) throw forbidden(M.notOwner);
-    return { user, before };
-  }
+  const store = createItemStore(deps, {
+    table: projects,
+    columns: projectColumns,
+    selection,
+    toDto: (r: Row) => toProjectDto(r),
+    model: 'Project',
+    budget: 'project',
+    notFoundText: M.projectNotFound,
+  });
+  const { load, ownedForUpdate } = store;
 
   async function followers(projectId: string): Promise<number> {
     const [r] = await db.select({ n: sql<string>`count(*)` }).from(projectFollows).where(eq(projectFollows.projectId, projectId));
@@ -102,7 +90,7 @@ export function createProjectsService(deps: Deps) {
     async list(actor: Actor, query: Out<typeof ProjectListQuery>) {
       const { q, page, limit } = query;
       const empty = { items: [], total: 0, page, limit, nextCursor: null };
-      const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+      const cursor = readCursor(query.cursor);
       const base: SQL[] = [];
       if (!canSeeAdult(actor)) base.push(ne(projects.type, 'adult'));
       if (query.my) {
@@ -143,53 +131,16 @@ export function createProjectsService(deps: Deps) {
             .then((rows) => rows.reduce((s, r) => (r.adult && !canSeeAdult(actor) ? s : s + Number(r.n)), 0));
       const [rows, total] = await Promise.all([rowsP, totalP]);
       // one row more than the page was read: it says whether there is a next page
-      const pageRows = (rows as Row[]).slice(0, limit);
-      return {
-        items: pageRows.map(toProjectDto),
-        total,
-        page,
-        limit,
-        nextCursor: rows.length > limit ? encodeCursor(pageRows[pageRows.length - 1].p) : null,
-      };
+      const { page: pageRows, nextCursor } = pageOf(rows as Row[], limit, (r) => r.p);
+      return { items: pageRows.map(toProjectDto), total, page, limit, nextCursor };
     },
 
     get: load,
 
     /** The visible ones among these ids (for favorites), in no particular order. */
-    async byIds(actor: Actor, ids: string[]) {
-      const valid = ids.filter(isUuid);
-      if (!valid.length) return [];
-      const conds: SQL[] = [inArray(projects.id, valid)];
-      if (!canSeeAdult(actor)) conds.push(ne(projects.type, 'adult'));
-      const rows = await db
-        .select(selection(actor.user?.id ?? null))
-        .from(projects)
-        .innerJoin(users, eq(users.id, projects.ownerId))
-        .where(and(...conds));
-      return (rows as Row[]).map((r) => toProjectDto(r));
-    },
+    byIds: store.byIds,
 
-    async create(actor: Actor, input: Out<typeof CreateProjectInput>): Promise<ProjectDto> {
-      const { user } = requireUser(actor);
-      assertCategoryAllowed(user, input.type);
-      await deps.limiter.write('project', actor);
-      const id = await db.transaction(async (tx) => {
-        await assertOwnImages(tx, user.id, imageUrlsOf(input));
-        const [row] = await tx
-          .insert(projects)
-          .values({ ownerId: user.id, ...itemValues(input) })
-          .returning({ id: projects.id });
-        await recordChange(tx, {
-          modelName: 'Project',
-          action: 'create',
-          key: row.id,
-          fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined),
-          actorId: user.id,
-        });
-        return row.id;
-      });
-      return load(actor, id);
-    },
+    create: (actor: Actor, input: Out<typeof CreateProjectInput>): Promise<ProjectDto> => store.create(actor, input),
 
     async update(actor: Actor, id: string, input: Out<typeof UpdateProjectInput>): Promise<ProjectDto> {
       await db.transaction(async (tx) => {

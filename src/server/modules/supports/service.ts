@@ -8,11 +8,10 @@ import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, forbidden } from '../../lib/errors';
 import { visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvField, csvFilename } from '../../lib/csv';
-import { afterCursor } from '../../lib/listing';
+import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { isAdmin } from '../../../shared/roles';
 import { supportTemplates } from '../../mail/support-templates';
 import { requireUser } from '../auth/service';
-import { pageOf, readCursor } from '../users/paging';
 
 type Out<T extends z.ZodType> = z.output<T>;
 

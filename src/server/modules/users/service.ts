@@ -1,4 +1,4 @@
-import { and, desc, eq, ilike, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { M } from '../../../shared/messages';
 import type { PublicUsersQuery, UpdateProfileInput } from '../../../shared/schemas/profiles';
@@ -7,7 +7,8 @@ import { projects, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
-import { likeEscape, prefixTsQuery } from '../../lib/listing';
+import { likeEscape, prefixTsQuery, textArray } from '../../lib/listing';
+import { suggestPeople } from '../../lib/suggestions';
 import { requireUser } from '../auth/service';
 import { isUuid } from '../../lib/ids';
 import { canSeeAdult } from '../../lib/items';
@@ -16,14 +17,7 @@ import { toPublicUserDto, toUserDto } from './dto';
 export const SuggestedUserSchema = PublicUserSchema.extend({ sharedTags: z.array(z.string()) });
 export const SuggestedUsersSchema = z.object({ items: z.array(SuggestedUserSchema) });
 
-const SUGGESTIONS = 12;
-
 const publicColumns = { id: users.id, username: users.username, name: users.name, tags: users.tags, imageUrl: users.imageUrl, createdAt: users.createdAt };
-
-/** A postgres text[] literal parameter. */
-function textArray(values: string[]) {
-  return sql`${`{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
-}
 
 export function createUsersService(deps: Deps) {
   const { db } = deps;
@@ -73,7 +67,7 @@ export function createUsersService(deps: Deps) {
       }
     },
 
-    /** For the project's owner: people whose tags overlap the project's, most shared tags first, never the owner. */
+    /** For the project's owner: people whose tags overlap the project's, most shared tags first; never the owner nor anyone blocked either way with them. */
     async suggestedForProject(actor: Actor, projectId: string): Promise<z.infer<typeof SuggestedUsersSchema>> {
       const { user } = requireUser(actor);
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
@@ -83,16 +77,7 @@ export function createUsersService(deps: Deps) {
         .where(eq(projects.id, projectId));
       if (!project || (project.type === 'adult' && !canSeeAdult(actor))) throw notFound(M.projectNotFound);
       if (project.ownerId !== user.id) throw forbidden(M.notOwner);
-      if (!project.tags.length) return { items: [] };
-      const tagsParam = textArray(project.tags);
-      const shared = sql<string[]>`array(select t from unnest(${users.tags}) t where t = any(${tagsParam}) order by t)`;
-      const rows = await db
-        .select({ u: { id: users.id, username: users.username, name: users.name, tags: users.tags, imageUrl: users.imageUrl, createdAt: users.createdAt }, shared })
-        .from(users)
-        .where(and(sql`${users.tags} && ${tagsParam}`, ne(users.id, project.ownerId)))
-        .orderBy(sql`cardinality(${shared}) desc`, users.createdAt, users.id)
-        .limit(SUGGESTIONS);
-      return { items: rows.map((r) => ({ ...toPublicUserDto(r.u), sharedTags: r.shared })) };
+      return { items: await suggestPeople(db, { tags: project.tags, ownerId: project.ownerId, callerId: user.id }) };
     },
   };
 }

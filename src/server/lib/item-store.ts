@@ -1,0 +1,114 @@
+import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
+import type { SelectedFields } from 'drizzle-orm/pg-core';
+import type { z } from 'zod';
+import { M } from '../../shared/messages';
+import type { CreateProjectInput } from '../../shared/schemas/projects';
+import type { Tx } from '../db/client';
+import { campaigns, projects, users } from '../db/schema';
+import type { Actor, Deps } from '../deps';
+import { forbidden, notFound } from './errors';
+import { recordChange } from './history';
+import { isUuid } from './ids';
+import { requireUser } from '../modules/auth/service';
+import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemValues } from './items';
+
+/**
+ * The reads and writes campaigns and projects (the spec's "items") do the same way, written
+ * once and given the table: one item, the visible ones among some ids, creating one, and the
+ * owner's locked row for a change.
+ */
+
+type ItemTable = typeof campaigns | typeof projects;
+
+/** What an item is created from: the fields both forms share (a campaign adds its own through `extra`). */
+type ItemInput = z.output<typeof CreateProjectInput>;
+
+export interface ItemKind<T extends ItemTable, Row, Dto> {
+  table: T;
+  /** The table's columns as read (without the search vector). */
+  columns: SelectedFields;
+  /** What one item's query selects, for this viewer (joined to its owner in `users`). */
+  selection: (viewerId: string | null) => SelectedFields;
+  toDto: (row: Row) => Dto;
+  /** The history's model name. */
+  model: 'Campaign' | 'Project';
+  /** The write budget creating one spends. */
+  budget: 'campaign' | 'project';
+  /** The text of the 404. */
+  notFoundText: string;
+}
+
+export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind: ItemKind<T, Row, Dto>) {
+  const { db } = deps;
+  const table = kind.table as ItemTable;
+
+  /** `where`, narrowed to what the viewer may see (adult items only for people with access). */
+  function visible(actor: Actor, where: SQL): SQL | undefined {
+    return canSeeAdult(actor) ? where : and(where, ne(table.type, 'adult'));
+  }
+
+  async function rows(actor: Actor, where: SQL): Promise<Row[]> {
+    return (await db
+      .select(kind.selection(actor.user?.id ?? null))
+      .from(table)
+      .innerJoin(users, eq(users.id, table.ownerId))
+      .where(visible(actor, where))) as Row[];
+  }
+
+  /** One item the viewer may see; 404 otherwise. */
+  async function load(actor: Actor, id: string): Promise<Dto> {
+    if (!isUuid(id)) throw notFound(kind.notFoundText);
+    const [row] = await rows(actor, eq(table.id, id));
+    if (!row) throw notFound(kind.notFoundText);
+    return kind.toDto(row);
+  }
+
+  return {
+    load,
+
+    /** The visible ones among these ids (for favorites), in no particular order. */
+    async byIds(actor: Actor, ids: string[]): Promise<Dto[]> {
+      const valid = ids.filter(isUuid);
+      if (!valid.length) return [];
+      return (await rows(actor, inArray(table.id, valid))).map((r) => kind.toDto(r));
+    },
+
+    /**
+     * Creates one for the caller: the category must be allowed, the write budget spent, the
+     * images the caller's own uploads; the insert and its history line go in one transaction.
+     * `extra` are the kind's own columns (a campaign's execution date).
+     */
+    async create(actor: Actor, input: ItemInput, extra: Partial<T['$inferInsert']> = {}): Promise<Dto> {
+      const { user } = requireUser(actor);
+      assertCategoryAllowed(user, input.type);
+      await deps.limiter.write(kind.budget, actor);
+      const id = await db.transaction(async (tx) => {
+        await assertOwnImages(tx, user.id, imageUrlsOf(input));
+        const values = { ownerId: user.id, ...itemValues(input), ...extra };
+        const [row] = await tx
+          .insert(table)
+          .values(values as typeof projects.$inferInsert)
+          .returning({ id: table.id });
+        await recordChange(tx, {
+          modelName: kind.model,
+          action: 'create',
+          key: row.id,
+          fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined),
+          actorId: user.id,
+        });
+        return row.id;
+      });
+      return load(actor, id);
+    },
+
+    /** The item for a change by its owner, locked for the transaction; 404 for what the caller may not see, 403 for someone else's. */
+    async ownedForUpdate(tx: Tx, actor: Actor, id: string) {
+      const { user } = requireUser(actor);
+      if (!isUuid(id)) throw notFound(kind.notFoundText);
+      const [before] = (await tx.select(kind.columns).from(table).where(eq(table.id, id)).for('update')) as Array<Omit<T['$inferSelect'], 'searchVector'>>;
+      if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(kind.notFoundText);
+      if (before.ownerId !== user.id) throw forbidden(M.notOwner);
+      return { user, before };
+    },
+  };
+}
