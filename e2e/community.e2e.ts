@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import { blocks, campaigns, favorites, users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { settle, startHarness, type Harness } from './harness';
+import { settle, startHarness, watchText, type Harness } from './harness';
 
 let h: Harness;
 let tmp: string;
@@ -319,8 +319,9 @@ describe('account', () => {
     expect(await zoom.inputValue()).toBe('3');
 
     const reloaded = page.waitForEvent('framenavigated');
+    const saved = await watchText(page, 'Saved!');
     await page.getByRole('button', { name: 'Save image' }).click();
-    await page.getByText('Saved!').waitFor();
+    await saved();
     await reloaded;
     await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
 

@@ -105,3 +105,35 @@ export function countRequests(page: Page, part: string): { readonly count: numbe
     stop: () => page.off('request', listener),
   };
 }
+
+let textWatchers = 0;
+
+/**
+ * Starts watching the page for a text that shows only for a moment (a message before the page
+ * reloads, navigates or closes a dialog by itself): the promise resolves once the text has been in
+ * the page, however briefly. A MutationObserver sees every change of the document as it happens,
+ * so a busy machine cannot make the test miss the moment, as polling for it could. Call it before
+ * the action that shows the text, and await what it answers after the action; it watches the
+ * current document only. (It answers a function, not the promise itself, which an async function
+ * would wait for before answering.)
+ */
+export async function watchText(page: Page, text: string): Promise<() => Promise<void>> {
+  const name = `__kindlingSawText${++textWatchers}`;
+  let resolve!: () => void;
+  const seen = new Promise<void>((r) => (resolve = r));
+  await page.exposeFunction(name, () => resolve());
+  await page.evaluate(
+    ({ name, text }) => {
+      const report = (window as unknown as Record<string, () => void>)[name];
+      const observer = new MutationObserver(() => {
+        if (document.body.textContent?.includes(text)) {
+          observer.disconnect();
+          report();
+        }
+      });
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    },
+    { name, text },
+  );
+  return () => seen;
+}

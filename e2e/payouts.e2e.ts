@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { countRequests, settle, startHarness, type Harness } from './harness';
+import { countRequests, settle, startHarness, watchText, type Harness } from './harness';
 
 /*
  * Payouts and disputes through the screens: the owner (email verified) reads the Funds panel of a
@@ -175,8 +175,9 @@ describe('payouts and disputes', () => {
     await onCampaign.waitFor();
     expect(await onCampaign.getByLabel('Type').inputValue()).toBe('other');
     await onCampaign.getByLabel('Reason').fill('The garden plan changed');
+    const submittedOnCampaign = await watchText(page, 'Dispute submitted');
     await onCampaign.getByRole('button', { name: 'Submit' }).click();
-    await onCampaign.getByText('Dispute submitted').waitFor();
+    await submittedOnCampaign();
     await expect.poll(() => onCampaign.count()).toBe(0);
 
     await page.goto(`/donations/${donationId}`);
@@ -204,8 +205,9 @@ describe('payouts and disputes', () => {
 
     await reason.fill('Charged but the seeds never came');
     await dialog.getByLabel('Details').fill('I gave $40 and heard nothing since.');
+    const submitted = await watchText(page, 'Dispute submitted');
     await dialog.getByRole('button', { name: 'Submit' }).click();
-    await dialog.getByText('Dispute submitted').waitFor();
+    await submitted();
     // it closes by itself, and the focus goes back to the button that opened it
     await expect.poll(() => dialog.count()).toBe(0);
     expect(creates.count).toBe(1);
@@ -242,8 +244,9 @@ describe('payouts and disputes', () => {
     await campaign.fill(`${h.baseUrl}/campaigns/${campaignId}`);
     await form.getByLabel('Type').selectOption('payout');
     await form.getByLabel('Reason').fill('  Payout went to the wrong account  ');
+    const created = await watchText(page, 'Dispute created.');
     await form.getByRole('button', { name: 'Submit' }).click();
-    await form.getByText('Dispute created.').waitFor();
+    await created();
     await page.waitForURL(`${h.baseUrl}/myDisputes`);
     expect(creates.count).toBe(1);
     creates.stop();
