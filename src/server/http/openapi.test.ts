@@ -1,6 +1,12 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
+import openapiTS from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerChecker, contractChecks } from '../../../test/contract';
 import { buildTestApp, call, openTestDatabase, signUp } from '../../../test/helpers';
@@ -118,6 +124,42 @@ describe('GET /api/openapi.json', () => {
   });
 });
 
+describe('a client generator', () => {
+  it('openapi-typescript turns the document into types that compile and name every call', async () => {
+    const types = await openapiTS(doc as never);
+    for (const { path: p, method } of operations(doc)) {
+      expect(types, p).toContain(`"${p}": {`);
+      expect(types, `${method} ${p}`).toMatch(new RegExp(`operations\\["${doc.paths[p][method.toLowerCase()].operationId}"\\]`));
+    }
+    // the generated types compile, and a client's use of them type-checks against the answers
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kindling-openapi-'));
+    try {
+      writeFileSync(path.join(dir, 'api.ts'), types);
+      writeFileSync(
+        path.join(dir, 'use.ts'),
+        [
+          "import type { paths } from './api';",
+          "type Campaigns = paths['/api/campaigns']['get']['responses'][200]['content']['application/json'];",
+          "export const titles = (page: Campaigns): string[] => page.items.map((c) => c.title);",
+          "type Failure = paths['/api/campaigns/{id}']['get']['responses'][404]['content']['application/json'];",
+          "export const message = (f: Failure): string => f.error;",
+          '',
+        ].join('\n'),
+      );
+      const tsc = path.join(process.cwd(), 'node_modules', '.bin', 'tsc');
+      const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', path.join(dir, 'use.ts')];
+      // run from the generated files' own directory: the project's tsconfig.json is not theirs
+      const result = await promisify(execFile)(tsc, args, { cwd: dir }).then(
+        () => '',
+        (err: { stdout?: string; message: string }) => err.stdout || err.message,
+      );
+      expect(result).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the contract check of the tests (test/contract.ts)', () => {
   it('held this file’s answers against the document', async () => {
     const before = contractChecks(app);
@@ -159,7 +201,7 @@ describe('GET /api/docs', () => {
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
     const srcs = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    expect(srcs).toEqual(['/api/docs/swagger-ui.css', '/api/openapi.json', '/api/docs/swagger-ui-bundle.js', '/api/docs/init.js']);
+    expect(srcs).toEqual(['/api/docs/swagger-ui.css', '/api/docs/page.css', '/api/openapi.json', '/api/docs/swagger-ui-bundle.js', '/api/docs/init.js']);
     expect(page.body).not.toMatch(/<script>|<style|style="/);
     for (const src of srcs) {
       const file = await app.inject({ method: 'GET', url: src });
