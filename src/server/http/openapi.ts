@@ -194,9 +194,11 @@ function operationOf(route: RestRouteMeta, components: Json): Json {
   if (route.body) (errors['400'] ??= []).push('the body is not valid JSON');
   if (route.auth === 'required') errors['401'] = ['Not signed in'];
   for (const [status, text] of Object.entries(route.errors)) (errors[status] ??= []).push(text as string);
-  if (UNSAFE.has(route.method) && route.tag !== 'payments') (errors['403'] ??= []).push('A write from another site, or one that rides on the session cookie without an `Origin` header');
+  // a provider's webhook comes from no browser: it carries no Origin and no cookie
+  if (UNSAFE.has(route.method) && !route.rawBody) (errors['403'] ??= []).push('A write from another site, or one that rides on the session cookie without an `Origin` header');
   for (const [status, texts] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
-    responses[status] = { description: texts.join('; '), content: errorContent };
+    const description = texts.map((t, i) => (i === 0 ? t : t.charAt(0).toLowerCase() + t.slice(1))).join('; ');
+    responses[status] = { description, content: errorContent };
   }
   responses.default = { description: DEFAULT_FAILURES, content: errorContent };
 
@@ -257,6 +259,11 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], opts: { server
 
 /** The files of the reference page: Swagger UI, served from its npm package (no CDN: the CSP allows only this origin). */
 const SWAGGER_FILES = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8' } as const;
+/** The page's own touches: the document declares no links, and their column would push a 320 px screen sideways. */
+const PAGE_CSS = `.swagger-ui .response-col_links { display: none; }
+.swagger-ui .responses-table { width: 100%; table-layout: fixed; }
+.swagger-ui .microlight, .swagger-ui .highlight-code pre { white-space: pre-wrap; word-break: break-word; }
+`;
 const INIT_JS = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#api-reference', deepLinking: true, layout: 'BaseLayout', defaultModelsExpandDepth: 0 });
 });
@@ -268,6 +275,7 @@ const DOCS_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Kindling API reference</title>
 <link rel="stylesheet" href="/api/docs/swagger-ui.css">
+<link rel="stylesheet" href="/api/docs/page.css">
 </head>
 <body>
 <main id="api-reference"><h1>Kindling API reference</h1><p>The reference needs JavaScript; the document itself is at <a href="/api/openapi.json">/api/openapi.json</a>.</p></main>
@@ -276,7 +284,7 @@ const DOCS_HTML = `<!doctype html>
 </body>
 </html>
 `;
-const DocsFileParams = z.object({ file: z.enum(['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js']) });
+const DocsFileParams = z.object({ file: z.enum(['swagger-ui.css', 'swagger-ui-bundle.js', 'page.css', 'init.js']) });
 
 /** The app's version (package.json), the document's `info.version`. */
 async function packageVersion(): Promise<string> {
@@ -333,6 +341,7 @@ export function registerApiDocs(app: FastifyInstance, routes: readonly ApiRoute[
       if (!parsed.success) return reply.code(404).send({ error: M.notFound });
       const { file } = parsed.data;
       if (file === 'init.js') return reply.type('text/javascript; charset=utf-8').send(INIT_JS);
+      if (file === 'page.css') return reply.type('text/css; charset=utf-8').send(PAGE_CSS);
       let body = cache.get(file);
       if (!body) {
         body = await readFile(path.join(dist, file));
