@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { buildApp } from '../src/server/app';
+import { checkContract } from '../test/contract';
 import { openTestDatabase, testConfig } from '../test/helpers';
 import { CONDITION_WAIT_MS } from '../test/limits';
 
@@ -37,12 +38,15 @@ export async function startHarness(): Promise<Harness> {
   const database = await openTestDatabase();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const app = await buildApp({
-    config: testConfig({ appUrl: baseUrl, port, rateLimitPerMinute: 100 }),
-    db: database.db,
-    client: 'built',
-    logger: false,
-  });
+  // the tests' own REST calls (app.inject) are held against the API document too
+  const app = checkContract(
+    await buildApp({
+      config: testConfig({ appUrl: baseUrl, port, rateLimitPerMinute: 100 }),
+      db: database.db,
+      client: 'built',
+      logger: false,
+    }),
+  );
   await app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({
     executablePath: inject('chromiumPath'),

@@ -8,6 +8,7 @@ import { buildApp } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/config';
 import { openPglite, openPostgres, type Database } from '../src/server/db/client';
 import { emailOutbox } from '../src/server/db/schema';
+import { checkContract } from './contract';
 
 export const ORIGIN = 'http://localhost:3000';
 
@@ -66,8 +67,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/** The app of a test, every /api answer held against its OpenAPI document (test/contract.ts). */
 export async function buildTestApp(db: Database, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ config: testConfig(overrides), db: db.db, client: 'none', logger: false });
+  const app = checkContract(await buildApp({ config: testConfig(overrides), db: db.db, client: 'none', logger: false }));
   await app.ready();
   return app;
 }

@@ -8,6 +8,7 @@ import type { Deps } from './deps';
 import { registerBuiltClient, registerViteDev } from './http/client-app';
 import { registerClientLimit } from './http/client-limit';
 import { registerErrorHandler } from './http/errors';
+import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
 import type { RestRouteMeta } from './http/rest';
 import { registerSecurityHeaders } from './http/security';
@@ -162,6 +163,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(async (api) => paymentWebhooksRest(api, services));
   // multipart parsing only in the uploads scope; uploaded files served from DATA_DIR/uploads
   await app.register(async (api) => uploadsRest(api, services));
+  // the document of every route above, and its reference page
+  registerApiDocs(app, apiRoutes);
   await registerUploadsStatic(app, uploadsDir(config.dataDir));
   registerTrpcUploadLimit(app);
 

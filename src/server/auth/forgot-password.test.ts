@@ -5,6 +5,7 @@ import { buildApp } from '../app';
 import type { Mailer, MailMessage } from '../mail/mailer';
 import { createAfterAnswer } from './after-answer';
 import { call, freshIp, openTestDatabase, register, testConfig, uniqueEmail } from '../../../test/helpers';
+import { checkContract } from '../../../test/contract';
 
 /**
  * A mailer whose reset emails wait until the test lets them go: the answer to forgot-password
@@ -51,7 +52,7 @@ const mail = gatedMailer();
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  app = await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, mailer: mail.mailer });
+  app = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, mailer: mail.mailer }));
   await app.ready();
 });
 afterAll(async () => {
@@ -108,7 +109,7 @@ describe('forgot-password answers before the per-account work', () => {
   });
 
   it('finishes the queued work when the app closes', async () => {
-    const other = await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, mailer: mail.mailer });
+    const other = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, mailer: mail.mailer }));
     await other.ready();
     const email = await register(other);
     mail.close();

@@ -6,6 +6,9 @@ import { M } from '../../shared/messages';
 import { buildApp } from '../app';
 import { CLIENT_LIMIT_DEFAULTS, loadConfig } from '../config';
 import { openTestDatabase, testConfig } from '../../../test/helpers';
+import { checkContract } from '../../../test/contract';
+import { z } from 'zod';
+import { plainRoute } from './rest';
 
 // A real listening server whose clients come from two loopback addresses, with the per-address
 // limit at 2 requests handled at once and 2 waiting. A test route holds each request until the
@@ -27,14 +30,23 @@ const inside = new Map<string, number>();
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  app = await buildApp({ config: testConfig({ clientConcurrency: 2, clientQueue: 2 }), db: database.db, client: 'none', logger: false });
-  app.get('/api/test/held', async (req) => {
-    const address = req.ip;
-    inside.set(address, (inside.get(address) ?? 0) + 1);
-    mostAtOnce.set(address, Math.max(mostAtOnce.get(address) ?? 0, inside.get(address)!));
-    await new Promise<void>((resolve) => held.push({ address, release: resolve }));
-    inside.set(address, inside.get(address)! - 1);
-    return { ok: true };
+  app = checkContract(await buildApp({ config: testConfig({ clientConcurrency: 2, clientQueue: 2 }), db: database.db, client: 'none', logger: false }));
+  plainRoute(app, {
+    method: 'GET',
+    url: '/api/test/held',
+    summary: 'A route of this test: it answers when the test lets it',
+    tag: 'docs',
+    auth: 'none',
+    errors: {},
+    response: z.object({ ok: z.boolean() }),
+    handler: async (req) => {
+      const address = req.ip;
+      inside.set(address, (inside.get(address) ?? 0) + 1);
+      mostAtOnce.set(address, Math.max(mostAtOnce.get(address) ?? 0, inside.get(address)!));
+      await new Promise<void>((resolve) => held.push({ address, release: resolve }));
+      inside.set(address, inside.get(address)! - 1);
+      return { ok: true };
+    },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as AddressInfo).port;
@@ -201,11 +213,20 @@ describe('requests in progress per client address', () => {
 
 describe('requests in progress per client address, turned off', () => {
   it('handles any number of one address at once when CLIENT_CONCURRENCY is 0', async () => {
-    const off = await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false });
+    const off = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false }));
     let waiting: (() => void)[] = [];
-    off.get('/api/test/held', async () => {
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      return { ok: true };
+    plainRoute(off, {
+      method: 'GET',
+      url: '/api/test/held',
+      summary: 'A route of this test: it answers when the test lets it',
+      tag: 'docs',
+      auth: 'none',
+      errors: {},
+      response: z.object({ ok: z.boolean() }),
+      handler: async () => {
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        return { ok: true };
+      },
     });
     try {
       await off.ready();

@@ -5,9 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildApp, TRPC_MAX_BATCH } from '../app';
-import { restRoute } from './rest';
+import { plainRoute, restRoute } from './rest';
 import viteConfig from '../../../vite.config';
 import { openTestDatabase, signUp, testConfig, trpc } from '../../../test/helpers';
+import { checkContract } from '../../../test/contract';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -22,10 +23,14 @@ beforeAll(async () => {
   // a source map an older build left behind: never served
   writeFileSync(path.join(dist, 'assets', 'app-abc123.js.map'), '{"version":3,"sources":["../../src/client/secret.tsx"]}');
   writeFileSync(path.join(dist, 'stray.css.map'), '{"version":3,"sources":["../src/client/secret.css"]}');
-  app = await buildApp({ config: testConfig(), db: database.db, client: 'built', clientDist: dist, logger: false });
+  app = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'built', clientDist: dist, logger: false }));
   restRoute(app, {
     method: 'GET',
     url: '/api/test/declared',
+    summary: 'A route of this test: its declared answer',
+    tag: 'docs',
+    auth: 'none',
+    errors: {},
     response: z.object({
       _id: z.string(),
       when: z.date(),
@@ -43,8 +48,17 @@ beforeAll(async () => {
         passwordHash: '$argon2id$secret',
       }) as never,
   });
-  app.get('/api/test/boom', async () => {
-    throw new Error('secret internal detail: connection string postgres://x:y@z');
+  plainRoute(app, {
+    method: 'GET',
+    url: '/api/test/boom',
+    summary: 'A route of this test: it fails',
+    tag: 'docs',
+    auth: 'none',
+    errors: {},
+    response: z.object({}),
+    handler: async () => {
+      throw new Error('secret internal detail: connection string postgres://x:y@z');
+    },
   });
   await app.ready();
 });

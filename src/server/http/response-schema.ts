@@ -24,14 +24,13 @@ function simplifyNullable(node: unknown): unknown {
 }
 
 /**
- * The JSON Schema of a zod output schema, for Fastify's response serializer
- * (fast-json-stringify): only declared fields are written, and dates as ISO strings. So the
- * declared answer both limits what leaves the server and serializes it faster than
- * JSON.stringify.
+ * The JSON Schema (2020-12) of a zod schema, as a client sees it: what it sends (`input`) or
+ * what it gets (`output`), dates as ISO strings. The response serializer and the API document
+ * (openapi.ts) both start from it.
  */
-export function responseJsonSchema(schema: z.ZodType): Json {
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
   const json = z.toJSONSchema(schema, {
-    io: 'output',
+    io,
     unrepresentable: 'any',
     override(ctx) {
       const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string } } })._zod.def;
@@ -42,5 +41,15 @@ export function responseJsonSchema(schema: z.ZodType): Json {
     },
   }) as Json;
   delete json.$schema;
-  return simplifyNullable(json) as Json;
+  return json;
+}
+
+/**
+ * The JSON Schema of a zod output schema, for Fastify's response serializer
+ * (fast-json-stringify): only declared fields are written, and dates as ISO strings. So the
+ * declared answer both limits what leaves the server and serializes it faster than
+ * JSON.stringify.
+ */
+export function responseJsonSchema(schema: z.ZodType): Json {
+  return simplifyNullable(jsonSchemaOf(schema, 'output')) as Json;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { z } from 'zod';
 import type { Actor } from '../deps';
 import { IdempotencyKeySchema } from '../../shared/schemas/donations';
@@ -8,9 +8,67 @@ import { responseJsonSchema } from './response-schema';
 type Schema = z.ZodType;
 type In<S> = S extends Schema ? z.output<S> : undefined;
 
-export interface RestRoute<B, Q, P, R extends Schema> {
+/** The domains of the API document: one tag each. */
+export type ApiTag =
+  | 'auth'
+  | 'users'
+  | 'campaigns'
+  | 'comments'
+  | 'supports'
+  | 'donations'
+  | 'payments'
+  | 'payouts'
+  | 'disputes'
+  | 'projects'
+  | 'teams'
+  | 'favorites'
+  | 'blocks'
+  | 'tags'
+  | 'uploads'
+  | 'admin'
+  | 'docs';
+
+/**
+ * Who may call a route: `none` reads no session; `optional` answers everybody and more to the
+ * signed-in (a session cookie or a bearer token); `required` needs a session.
+ */
+export type ApiAuth = 'none' | 'optional' | 'required';
+
+/** The failures a route answers with `{ error }` (besides the door's own, see http/openapi.ts). */
+export type ApiError = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+
+/** What the API document says of a route, declared beside it (see http/openapi.ts). */
+export interface RouteDoc {
+  summary: string;
+  tag: ApiTag;
+  auth: ApiAuth;
+  /**
+   * Each failure the route itself may answer, with when it happens. The document adds what the
+   * door answers on its own: 400 for input its schemas refuse, 401 when `auth` is `required`, 403
+   * for a write from another site (see http/openapi.ts); the tests refuse any other status.
+   */
+  errors: Partial<Record<ApiError, string>>;
+  description?: string;
+  /** Another success answer than `status` (a guest's support is 202 with a message). */
+  alsoAnswers?: { status: number; response: Schema; description: string };
+  /** `?format=csv` answers a text/csv download instead of the JSON. */
+  csv?: boolean;
+  /** A bare list whose next page's cursor travels in the X-Next-Cursor and Link headers. */
+  pagedByHeaders?: boolean;
+  /** The Idempotency-Key header of a money write. */
+  idempotencyKey?: 'required' | 'optional';
+  /** A multipart/form-data body of image files in this field, at most `max` of them. */
+  files?: { field: string; max: number };
+  /** A body read as raw bytes (a signed webhook), not parsed as JSON. */
+  rawBody?: string;
+  /** The content types of the answer when it is not JSON only (the reference page and its files). */
+  produces?: string | string[];
+}
+
+export interface RestRoute<B, Q, P, R extends Schema, A extends Schema = z.ZodNever> extends RouteDoc {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
+  alsoAnswers?: { status: number; response: A; description: string };
   body?: B;
   query?: Q;
   params?: P;
@@ -21,7 +79,7 @@ export interface RestRoute<B, Q, P, R extends Schema> {
     input: { body: In<B>; query: In<Q>; params: In<P>; actor: Actor },
     req: FastifyRequest,
     reply: FastifyReply,
-  ) => Promise<z.input<R>> | z.input<R>;
+  ) => Promise<z.input<R> | z.input<A>> | z.input<R> | z.input<A>;
 }
 
 function parse<S extends Schema | undefined>(schema: S | undefined, value: unknown): In<S> {
@@ -31,8 +89,8 @@ function parse<S extends Schema | undefined>(schema: S | undefined, value: unkno
   return r.data as In<S>;
 }
 
-/** What a REST route declares, kept for the route list (`app.restRoutes`): tests and the API document read it. */
-export interface RestRouteMeta {
+/** What a REST route declares, kept for the route list (`app.apiRoutes`): tests and the API document (http/openapi.ts) read it. */
+export interface RestRouteMeta extends RouteDoc {
   method: RestRoute<unknown, unknown, unknown, Schema>['method'];
   url: string;
   body?: Schema;
@@ -52,25 +110,29 @@ declare module 'fastify' {
  * A REST adapter: parses path, query and body with the shared zod schemas, calls the service
  * through the handler, and answers only what the response schema declares.
  */
-export function restRoute<B extends Schema | undefined, Q extends Schema | undefined, P extends Schema | undefined, R extends Schema>(
-  app: FastifyInstance,
-  route: RestRoute<B, Q, P, R>,
-): void {
+export function restRoute<
+  B extends Schema | undefined,
+  Q extends Schema | undefined,
+  P extends Schema | undefined,
+  R extends Schema,
+  A extends Schema = z.ZodNever,
+>(app: FastifyInstance, route: RestRoute<B, Q, P, R, A>): void {
   const status = route.status ?? 200;
-  const meta: RestRouteMeta = {
-    method: route.method,
-    url: route.url,
-    body: route.body,
-    query: route.query,
-    params: route.params,
-    response: route.response,
-    status,
-  };
+  const { handler: _handler, ...declared } = route;
+  const meta: RestRouteMeta = { ...declared, status };
   app.route({
     method: route.method,
     url: route.url,
     config: { rest: meta },
-    schema: status === 204 ? undefined : { response: { [status]: responseJsonSchema(route.response) } },
+    schema:
+      status === 204
+        ? undefined
+        : {
+            response: {
+              [status]: responseJsonSchema(route.response),
+              ...(route.alsoAnswers ? { [route.alsoAnswers.status]: responseJsonSchema(route.alsoAnswers.response) } : {}),
+            },
+          },
     handler: async (req, reply) => {
       const input = {
         params: parse(route.params, req.params),
@@ -86,6 +148,19 @@ export function restRoute<B extends Schema | undefined, Q extends Schema | undef
       return reply.code(code).send(result);
     },
   });
+}
+
+/**
+ * A route under /api that is not a JSON call through zod (a raw-body webhook, the reference
+ * page and its files) but is still described in the API document: its handler reads the
+ * request itself.
+ */
+export function plainRoute(
+  app: FastifyInstance,
+  route: RouteDoc & Pick<RestRouteMeta, 'method' | 'url' | 'params' | 'query' | 'response'> & { status?: number; handler: RouteHandlerMethod },
+): void {
+  const { handler, ...declared } = route;
+  app.route({ method: route.method, url: route.url, config: { rest: { ...declared, status: route.status ?? 200 } }, handler });
 }
 
 /**

@@ -14,6 +14,7 @@ import { buildTestApp, call, openTestDatabase, signUp, testConfig, testDataDir, 
 import { setAdmin } from '../modules/users/admin-grant';
 import { periodOf } from '../modules/donations/service';
 import { RUN_LOCK_KEY } from './runner';
+import { checkContract } from '../../../test/contract';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -140,8 +141,8 @@ describe('one run at a time', () => {
     };
     sandbox = createSandboxProvider({ key: sandboxKey(testDataDir()), deliver: (name, body, headers) => app.services.donations.receiveWebhook(name, body, headers).then(() => {}) });
     const second = await database.reopen();
-    const appA = await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments: held });
-    const appB = await buildApp({ config: testConfig(), db: second.db, client: 'none', logger: false });
+    const appA = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments: held }));
+    const appB = checkContract(await buildApp({ config: testConfig(), db: second.db, client: 'none', logger: false }));
     try {
       const sub = await dueSubscription();
       const runA = appA.jobs.runNow();
@@ -169,7 +170,7 @@ describe('one run at a time', () => {
         throw new Error('the provider fell over');
       },
     };
-    const broken = await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments: failing });
+    const broken = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments: failing }));
     try {
       const sub = await dueSubscription();
       // a provider that throws is a failed charge, not a failed run

@@ -50,6 +50,24 @@ export const cronRouter = router({
 
 export function cronRest(app: FastifyInstance): void {
   const cron = cronService(app.jobs);
-  restRoute(app, { method: 'GET', url: '/api/admin/cron/status', response: CronStatusSchema, handler: ({ actor }) => cron.status(actor) });
-  restRoute(app, { method: 'POST', url: '/api/admin/cron/run', response: JobRunSchema, handler: ({ actor }) => cron.run(actor) });
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/admin/cron/status',
+    summary: 'The scheduled jobs: running, next run, recent runs',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
+    response: CronStatusSchema,
+    handler: ({ actor }) => cron.status(actor),
+  });
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/admin/cron/run',
+    summary: 'Run the scheduled jobs now',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 409: 'A run is already in progress' },
+    response: JobRunSchema,
+    handler: ({ actor }) => cron.run(actor),
+  });
 }

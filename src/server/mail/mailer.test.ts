@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { emailOutbox } from '../db/schema';
 import { call, freshIp, lastEmail, openTestDatabase, PASSWORD, testConfig, uniqueEmail } from '../../../test/helpers';
+import { checkContract } from '../../../test/contract';
 
 interface Received {
   from: string;
@@ -48,12 +49,14 @@ afterAll(async () => {
 describe('email through SMTP', () => {
   it('sends the verification email through the SMTP server and records it as sent', async () => {
     const smtp = await startSmtp(true);
-    const app = await buildApp({
-      config: testConfig({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, mailFrom: 'Kindling <hello@kindling.test>' }),
-      db: database.db,
-      client: 'none',
-      logger: false,
-    });
+    const app = checkContract(
+      await buildApp({
+        config: testConfig({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, mailFrom: 'Kindling <hello@kindling.test>' }),
+        db: database.db,
+        client: 'none',
+        logger: false,
+      }),
+    );
     try {
       const email = uniqueEmail('smtp');
       const res = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/register', payload: { email, password: PASSWORD } });
@@ -77,12 +80,14 @@ describe('email through SMTP', () => {
 
   it('records a refused message as failed without failing the request', async () => {
     const smtp = await startSmtp(false);
-    const app = await buildApp({
-      config: testConfig({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` }),
-      db: database.db,
-      client: 'none',
-      logger: false,
-    });
+    const app = checkContract(
+      await buildApp({
+        config: testConfig({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` }),
+        db: database.db,
+        client: 'none',
+        logger: false,
+      }),
+    );
     try {
       const email = uniqueEmail('smtpfail');
       const res = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/forgot-password', payload: { email } });

@@ -18,12 +18,20 @@ export function adminRest(app: FastifyInstance, { admin }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/admin/tokens',
+    summary: 'The stored tokens (names and when they were set, never values)',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
     response: StoredTokensSchema,
     handler: ({ actor }) => admin.listTokens(actor),
   });
   restRoute(app, {
     method: 'POST',
     url: '/api/admin/tokens',
+    summary: 'Store a token (encrypted)',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
     body: StoreTokenInput,
     response: StoreTokenResult,
     handler: ({ body, actor }) => admin.storeToken(actor, body),
@@ -31,6 +39,10 @@ export function adminRest(app: FastifyInstance, { admin }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/admin/users',
+    summary: 'Search accounts',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
     query: AdminUsersQuery,
     response: AdminUsersPage,
     handler: ({ query, actor }) => admin.listUsers(actor, query),
@@ -38,6 +50,10 @@ export function adminRest(app: FastifyInstance, { admin }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/admin/users/:id/history',
+    summary: 'An account’s history',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 404: 'User not found' },
     params: AdminUserIdParams,
     query: UserHistoryQuery,
     response: UserHistoryPage,
@@ -46,6 +62,10 @@ export function adminRest(app: FastifyInstance, { admin }: Services): void {
   restRoute(app, {
     method: 'POST',
     url: '/api/admin/users/:id/admin',
+    summary: 'Grant or revoke admin',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 404: 'User not found', 409: 'An admin cannot revoke their own admin' },
     params: AdminUserIdParams,
     body: SetAdminInput,
     response: AdminUserSchema,

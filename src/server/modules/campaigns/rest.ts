@@ -14,6 +14,10 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns',
+    summary: 'List and search campaigns',
+    tag: 'campaigns',
+    auth: 'optional',
+    errors: {},
     query: ListQuery,
     response: CampaignListSchema,
     handler: ({ query, actor }) => campaigns.list(actor, query),
@@ -21,6 +25,10 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/:id',
+    summary: 'A campaign',
+    tag: 'campaigns',
+    auth: 'optional',
+    errors: { 404: 'Campaign not found' },
     params: IdParams,
     response: CampaignSchema,
     handler: ({ params, actor }) => campaigns.get(actor, params.id),
@@ -28,6 +36,10 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'POST',
     url: '/api/campaigns',
+    summary: 'Create a campaign',
+    tag: 'campaigns',
+    auth: 'required',
+    errors: { 403: 'The adult category needs adult access', 429: 'Campaign budget spent (`Retry-After`)' },
     body: CreateCampaignInput,
     response: CampaignSchema,
     status: 201,
@@ -36,6 +48,14 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'PUT',
     url: '/api/campaigns/:id',
+    summary: 'Update my campaign',
+    tag: 'campaigns',
+    auth: 'required',
+    errors: {
+      403: 'Not the campaign’s owner, or the adult category without adult access',
+      404: 'Campaign not found',
+      409: 'The currency cannot change once money was given',
+    },
     params: IdParams,
     body: UpdateCampaignInput,
     response: CampaignSchema,

@@ -8,6 +8,7 @@ import { buildTestApp, call, lastEmail, openTestDatabase, signUp, testConfig, te
 import { buildApp } from '../../app';
 import { setAdmin } from '../users/admin-grant';
 import { MAX_FAILED_CHARGES } from './service';
+import { checkContract } from '../../../../test/contract';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -199,7 +200,7 @@ describe('webhooks', () => {
         held.push({ body, headers });
       },
     });
-    slowApp = await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments });
+    slowApp = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments }));
     await slowApp.ready();
   });
   afterAll(async () => {

@@ -14,13 +14,17 @@ import {
   SubscriptionsQuery,
   SupportedQuery,
 } from '../../../shared/schemas/donations';
-import { idempotencyKeyHeader, nextPageHeaders, restRoute, sendCsv } from '../../http/rest';
+import { idempotencyKeyHeader, nextPageHeaders, plainRoute, restRoute, sendCsv } from '../../http/rest';
 import type { Services } from '../../services';
 
 export function donationsRest(app: FastifyInstance, { donations }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/payments/info',
+    summary: 'The payment provider and whether it is in test mode',
+    tag: 'payments',
+    auth: 'none',
+    errors: {},
     response: PaymentInfoSchema,
     handler: () => donations.info(),
   });
@@ -28,6 +32,18 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'POST',
     url: '/api/campaigns/:id/donations',
+    summary: 'Donate to a campaign, once or monthly',
+    tag: 'donations',
+    auth: 'optional',
+    errors: {
+      401: 'A monthly donation needs a signed-in donor',
+      402: 'The card was declined',
+      403: 'Donations are not open for this campaign',
+      404: 'Campaign not found',
+      409: 'The campaign has ended, or the Idempotency-Key was used for another donation',
+      429: 'Donation budget spent (`Retry-After`)',
+    },
+    idempotencyKey: 'required',
     params: IdParams,
     body: DonateFields,
     response: DonationSchema,
@@ -38,6 +54,11 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/:id/donations',
+    summary: 'A campaign’s donations (owner and admins), or all of them as CSV',
+    tag: 'donations',
+    auth: 'required',
+    errors: { 403: 'Not the campaign’s owner', 404: 'Campaign not found' },
+    csv: true,
     params: IdParams,
     query: CampaignDonationsQuery,
     response: CampaignDonationListSchema,
@@ -53,6 +74,10 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/donations/:id',
+    summary: 'A donation’s receipt (the donor, the campaign’s owner, admins, or a guest’s receipt link)',
+    tag: 'donations',
+    auth: 'optional',
+    errors: { 404: 'Donation not found' },
     params: IdParams,
     query: ReceiptQuery,
     response: ReceiptSchema,
@@ -62,6 +87,15 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'POST',
     url: '/api/donations/:id/refund',
+    summary: 'Refund a donation (the campaign’s owner or an admin)',
+    tag: 'donations',
+    auth: 'required',
+    errors: {
+      403: 'Not allowed to refund this donation',
+      404: 'Donation not found',
+      409: 'The donation cannot be refunded (not succeeded, already refunded, or paid out)',
+    },
+    idempotencyKey: 'optional',
     params: IdParams,
     body: RefundInput,
     response: ReceiptSchema,
@@ -72,6 +106,11 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/user/supported',
+    summary: 'The campaigns I donated to, with what I gave',
+    tag: 'donations',
+    auth: 'required',
+    errors: {},
+    pagedByHeaders: true,
     query: SupportedQuery,
     response: z.array(CampaignSchema),
     handler: async ({ query, actor }, req, reply) => {
@@ -84,6 +123,11 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/subscriptions/mine',
+    summary: 'My monthly donations',
+    tag: 'donations',
+    auth: 'required',
+    errors: {},
+    pagedByHeaders: true,
     query: SubscriptionsQuery,
     response: z.array(SubscriptionSchema),
     handler: async ({ query, actor }, req, reply) => {
@@ -96,11 +140,17 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'DELETE',
     url: '/api/subscriptions/:id',
+    summary: 'Cancel a monthly donation',
+    tag: 'donations',
+    auth: 'required',
+    errors: { 404: 'Subscription not found', 409: 'Already cancelled' },
     params: IdParams,
     response: SubscriptionSchema,
     handler: ({ params, actor }) => donations.cancelSubscription(actor, params.id),
   });
 }
+
+const WebhookReceivedSchema = z.object({ received: z.literal(true) });
 
 /**
  * Provider webhooks: `POST /api/payments/webhooks/{provider}` with the raw body (the signature
@@ -109,9 +159,20 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
 export function paymentWebhooksRest(app: FastifyInstance, { donations }: Services): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 256 * 1024 }, (_req, body, done) => done(null, body));
-  app.post<{ Params: { provider: string } }>('/api/payments/webhooks/:provider', async (req, reply) => {
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const result = await donations.receiveWebhook(req.params.provider, body, req.headers);
-    return reply.code(200).send(result);
+  plainRoute(app, {
+    method: 'POST',
+    url: '/api/payments/webhooks/:provider',
+    summary: 'An event from the payment provider (Stripe: `stripe`), signed over its exact bytes',
+    description: 'Called by the provider, not by clients: the body is read raw (at most 256 KiB) and its signature checked before anything changes.',
+    tag: 'payments',
+    auth: 'none',
+    errors: { 400: 'The signature does not match', 404: 'Not the configured provider' },
+    rawBody: 'The provider’s event, exactly as sent (the signature covers these bytes)',
+    response: WebhookReceivedSchema,
+    handler: async (req, reply) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const result = await donations.receiveWebhook((req.params as { provider: string }).provider, body, req.headers);
+      return reply.code(200).send(result);
+    },
   });
 }

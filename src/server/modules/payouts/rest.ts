@@ -27,6 +27,10 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/:id/balance',
+    summary: 'A campaign’s balance: raised, fees, paid out, available',
+    tag: 'payouts',
+    auth: 'required',
+    errors: { 403: 'Not the campaign’s owner', 404: 'Campaign not found' },
     params: IdParams,
     response: BalanceSchema,
     handler: ({ params, actor }) => payouts.balance(actor, params.id),
@@ -34,6 +38,15 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'POST',
     url: '/api/campaigns/:id/payouts',
+    summary: 'Ask for a payout of the available balance',
+    tag: 'payouts',
+    auth: 'required',
+    errors: {
+      403: 'Not the campaign’s owner',
+      404: 'Campaign not found',
+      409: 'Nothing available, more than is available, or a payout is already pending',
+    },
+    idempotencyKey: 'optional',
     params: IdParams,
     body: PayoutRequestInput,
     response: PayoutSchema,
@@ -44,6 +57,11 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/:id/payouts',
+    summary: 'A campaign’s payouts',
+    tag: 'payouts',
+    auth: 'required',
+    errors: { 403: 'Not the campaign’s owner', 404: 'Campaign not found' },
+    pagedByHeaders: true,
     params: IdParams,
     query: Page,
     response: z.array(PayoutSchema),
@@ -56,6 +74,11 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'GET',
     url: '/api/admin/payouts',
+    summary: 'Payouts to review',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
+    pagedByHeaders: true,
     query: AdminPayoutsQuery,
     response: z.array(AdminPayoutSchema),
     handler: async ({ query, actor }, req, reply) => {
@@ -67,6 +90,10 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'POST',
     url: '/api/admin/payouts/:id/approve',
+    summary: 'Approve a payout',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 404: 'Payout not found', 409: 'The payout is no longer pending' },
     params: PayoutIdParams,
     body: ApproveInput,
     response: PayoutSchema,
@@ -75,6 +102,10 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'POST',
     url: '/api/admin/payouts/:id/reject',
+    summary: 'Reject a payout',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 404: 'Payout not found', 409: 'The payout is no longer pending' },
     params: PayoutIdParams,
     body: RejectInput,
     response: PayoutSchema,
@@ -84,6 +115,14 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'POST',
     url: '/api/disputes',
+    summary: 'Open a dispute about a campaign, a donation or a payout',
+    tag: 'disputes',
+    auth: 'required',
+    errors: {
+      404: 'Campaign, donation or payout not found',
+      409: 'A dispute about it is already open',
+      429: 'Dispute budget spent (`Retry-After`)',
+    },
     body: DisputeInput,
     response: DisputeSchema,
     status: 201,
@@ -92,6 +131,11 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'GET',
     url: '/api/disputes/mine',
+    summary: 'My disputes',
+    tag: 'disputes',
+    auth: 'required',
+    errors: {},
+    pagedByHeaders: true,
     query: DisputesQuery,
     response: z.array(DisputeSchema),
     handler: async ({ query, actor }, req, reply) => {
@@ -103,6 +147,11 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'GET',
     url: '/api/admin/disputes',
+    summary: 'Disputes to review',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
+    pagedByHeaders: true,
     query: AdminDisputesQuery,
     response: z.array(AdminDisputeSchema),
     handler: async ({ query, actor }, req, reply) => {
@@ -114,6 +163,10 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'POST',
     url: '/api/admin/disputes/:id/status',
+    summary: 'Set a dispute’s status',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 404: 'Dispute not found', 409: 'The dispute is already closed' },
     params: PayoutIdParams,
     body: DisputeStatusInput,
     response: DisputeSchema,

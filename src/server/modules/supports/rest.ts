@@ -17,10 +17,20 @@ export function supportsRest(app: FastifyInstance, { supports }: Services): void
   restRoute(app, {
     method: 'POST',
     url: '/api/campaigns/:id/support',
+    summary: 'Support a campaign (signed in), or ask for a guest’s confirmation link',
+    tag: 'supports',
+    auth: 'optional',
+    errors: {
+      403: 'Supporting is not open for this campaign',
+      404: 'Campaign not found',
+      409: 'The campaign has ended, or is already supported',
+      429: 'Support budget spent (`Retry-After`)',
+    },
     params: IdParams,
     body: SupportInput,
-    response: SupportStateSchema.or(SupportPendingSchema),
+    response: SupportStateSchema,
     status: 201,
+    alsoAnswers: { status: 202, response: SupportPendingSchema, description: 'A guest: the confirmation link was emailed' },
     handler: async ({ params, body, actor }, _req, reply) => {
       const r = await supports.support(actor, params.id, body);
       if (r.kind === 'pending') {
@@ -33,6 +43,10 @@ export function supportsRest(app: FastifyInstance, { supports }: Services): void
   restRoute(app, {
     method: 'DELETE',
     url: '/api/campaigns/:id/support',
+    summary: 'Withdraw my support',
+    tag: 'supports',
+    auth: 'required',
+    errors: { 404: 'Campaign not found', 409: 'The campaign has ended' },
     params: IdParams,
     response: SupportStateSchema,
     handler: ({ params, actor }) => supports.withdraw(actor, params.id),
@@ -40,6 +54,10 @@ export function supportsRest(app: FastifyInstance, { supports }: Services): void
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/verify-guest/:token',
+    summary: 'Confirm a guest’s support with the emailed token',
+    tag: 'supports',
+    auth: 'none',
+    errors: { 400: 'Invalid or expired token', 404: 'Campaign not found', 409: 'The campaign has ended' },
     params: VerifyGuestParams,
     response: VerifyGuestSchema,
     handler: ({ params, actor }) => supports.verifyGuest(actor, params.token),
@@ -47,6 +65,11 @@ export function supportsRest(app: FastifyInstance, { supports }: Services): void
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/:id/supporters',
+    summary: 'A campaign’s supporters (owner and admins), or all of them as CSV',
+    tag: 'supports',
+    auth: 'required',
+    errors: { 403: 'Not the campaign’s owner', 404: 'Campaign not found' },
+    csv: true,
     params: IdParams,
     query: SupportersQuery,
     response: SupporterListSchema,

@@ -7,6 +7,10 @@ export function tagsRest(app: FastifyInstance, { tags }: Services): void {
   restRoute(app, {
     method: 'GET',
     url: '/api/tags',
+    summary: 'Tags that start with a text',
+    tag: 'tags',
+    auth: 'none',
+    errors: {},
     query: TagSearchQuery,
     response: TagListSchema,
     handler: ({ query }) => tags.search(query),

@@ -76,6 +76,16 @@ export async function uploadsRest(app: FastifyInstance, { uploads }: Services): 
   restRoute(app, {
     method: 'POST',
     url: '/api/upload/campaign/multi',
+    summary: 'Upload campaign images (cover or gallery)',
+    tag: 'uploads',
+    auth: 'required',
+    errors: {
+      400: 'A file that is not a JPEG, PNG or WebP image, or a broken upload',
+      413: 'A file over 10 MiB, too many files, or the account’s space is full',
+      415: 'Not a multipart/form-data body',
+      429: 'Upload budget spent, or too many uploads waiting (`Retry-After`)',
+    },
+    files: { field: 'files', max: UPLOAD_MAX_FILES },
     query: UploadCampaignImagesQuery,
     response: UploadCampaignImagesOutput,
     status: 201,
@@ -94,6 +104,16 @@ export async function uploadsRest(app: FastifyInstance, { uploads }: Services): 
   restRoute(app, {
     method: 'POST',
     url: '/api/upload/avatar',
+    summary: 'Upload my avatar',
+    tag: 'uploads',
+    auth: 'required',
+    errors: {
+      400: 'Not a JPEG, PNG or WebP image, no file, or a broken upload',
+      413: 'A file over 10 MiB, or the account’s space is full',
+      415: 'Not a multipart/form-data body',
+      429: 'Upload budget spent, or too many uploads waiting (`Retry-After`)',
+    },
+    files: { field: 'file', max: 1 },
     response: UploadAvatarOutput,
     status: 201,
     handler: async ({ actor }, req) => {

@@ -11,6 +11,7 @@ import { buildApp } from '../../app';
 import { changeHistory, images, users } from '../../db/schema';
 import { createLocalStorage, uploadsDir, type Storage } from '../../storage/storage';
 import { buildTestApp, call, freshIp, openTestDatabase, signUp, testConfig, type Client } from '../../../../test/helpers';
+import { checkContract } from '../../../../test/contract';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -450,7 +451,7 @@ describe('GET /uploads/', () => {
 describe('a failure while storing', () => {
   /** The real disk storage, but the n-th put fails, or every put answers the same URL. */
   async function appWith(storage: Storage) {
-    const failing = await buildApp({ config: testConfig({ dataDir }), db: database.db, client: 'none', logger: false, storage });
+    const failing = checkContract(await buildApp({ config: testConfig({ dataDir }), db: database.db, client: 'none', logger: false, storage }));
     await failing.ready();
     return failing;
   }
