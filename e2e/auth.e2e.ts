@@ -37,7 +37,7 @@ describe('an account from registration to a changed password', () => {
     await expectNav(page, ['Campaigns', 'Projects', 'Login']);
     await page.locator('#main').getByText('Make cool things, show a small group of people before releasing it to the public.').waitFor();
 
-    await page.getByRole('link', { name: 'Sign up' }).click();
+    await page.getByRole('link', { name: 'Sign up', exact: true }).click();
     await page.waitForURL('**/register');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Username').fill('browser_person');

@@ -29,6 +29,7 @@ const MessagesPage = page(() => import('./pages/messages/MessagesPage'));
 // campaigns
 const CampaignsPage = page(() => import('./pages/campaigns/CampaignsPage'));
 const NewCampaignPage = page(() => import('./pages/campaigns/NewCampaignPage'));
+const EditCampaignPage = page(() => import('./pages/campaigns/EditCampaignPage'));
 const CampaignDetailPage = page(() => import('./pages/campaigns/CampaignDetailPage'));
 const VerifyJoinPage = page(() => import('./pages/campaigns/VerifyJoinPage'));
 // donations
@@ -80,6 +81,7 @@ const layoutRoutes: RouteObject[] = [
 
   { path: 'campaigns', element: <CampaignsPage /> },
   { path: 'campaigns/new', element: signedIn(<NewCampaignPage />) },
+  { path: 'campaigns/:id/edit', element: signedIn(<EditCampaignPage />) },
   { path: 'campaigns/:id', element: <CampaignDetailPage /> },
   // a guest's receipt link carries ?token=, so the page is open to visitors
   { path: 'donations/:id', element: <ReceiptPage /> },

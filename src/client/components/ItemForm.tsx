@@ -122,6 +122,8 @@ interface ItemFormProps<S extends z.ZodType> {
   onSubmit(data: z.output<S>): void;
   /** Extra controls next to the submit button (e.g. Cancel). */
   secondary?: ReactNode;
+  /** Fields shown but not changeable (an edit once money has moved), each with its reason. */
+  locked?: Partial<Record<'currency' | 'targetType', string>>;
 }
 
 /**
@@ -129,7 +131,7 @@ interface ItemFormProps<S extends z.ZodType> {
  * description, tags, mode, execution date (campaigns) or target type (projects), a 16:9 cover
  * and a gallery uploaded at once with progress. Checked with the server's own zod schema.
  */
-export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY_ITEM_FORM, submitLabel, busy, error, onSubmit, secondary }: ItemFormProps<S>) {
+export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY_ITEM_FORM, submitLabel, busy, error, onSubmit, secondary, locked = {} }: ItemFormProps<S>) {
   const { user } = useSession();
   const [v, setV] = useState<ItemFormValues>(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -202,7 +204,8 @@ export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY
         <SelectField
           label="Target type"
           name="targetType"
-          hint="what the goal counts"
+          hint={locked.targetType ?? 'what the goal counts'}
+          disabled={locked.targetType !== undefined}
           value={v.targetType}
           onChange={(e) => set('targetType', e.target.value as TargetType)}
           error={errors.targetType}
@@ -231,6 +234,8 @@ export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY
         <SelectField
           label="Currency"
           name="currency"
+          hint={locked.currency}
+          disabled={locked.currency !== undefined}
           value={v.currency}
           onChange={(e) => set('currency', e.target.value as Currency)}
           error={errors.currency}

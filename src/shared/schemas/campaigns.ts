@@ -125,6 +125,13 @@ export const CampaignSchema = z.object({
 });
 export type CampaignDto = z.infer<typeof CampaignSchema>;
 
+/** Which fields of a campaign its owner can no longer change (once money has moved: currency and goal kind). */
+export const CampaignEditLocksSchema = z.object({
+  currencyLocked: z.boolean(),
+  targetTypeLocked: z.boolean(),
+});
+export type CampaignEditLocks = z.infer<typeof CampaignEditLocksSchema>;
+
 export const CampaignListSchema = z.object({
   items: z.array(CampaignSchema),
   total: z.number(),

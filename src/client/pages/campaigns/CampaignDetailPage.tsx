@@ -22,6 +22,7 @@ import { CampaignSupporters } from './CampaignSupporters';
 import { DonatePanel } from './DonatePanel';
 import { FundsPanel } from './FundsPanel';
 import { RaiseDisputeButton } from '../disputes/DisputeDialog';
+import { PageNotice, usePageNotice } from './pageNotice';
 import { SupportPanel } from './SupportPanel';
 
 const BackLink = () => (
@@ -30,13 +31,16 @@ const BackLink = () => (
   </Link>
 );
 
-/** /campaigns/{id}: the campaign with its cover, owner, figures, description, tags and gallery. */
+/** /campaigns/{id}: the campaign with its cover, owner, figures, description, tags and gallery; Edit for its owner. */
 export default function CampaignDetailPage() {
   const { id = '' } = useParams();
   const campaign = trpc.campaigns.get.useQuery({ id }, { enabled: id !== '' });
   usePageTitle(campaign.data?.title ?? 'Campaign');
 
-  if (campaign.isPending) return <Loading />;
+  // "Campaign created." or "Changes saved." when the form sent the person here
+  const notice = usePageNotice();
+
+  if (campaign.isPending) return <CampaignSkeleton />;
   if (campaign.isError) {
     const notFound = httpStatus(campaign.error) === 404;
     return (
@@ -48,24 +52,54 @@ export default function CampaignDetailPage() {
       </section>
     );
   }
-  return <CampaignView c={campaign.data} />;
+  return <CampaignView c={campaign.data} notice={notice} />;
 }
 
-function CampaignView({ c }: { c: CampaignDto }) {
+/**
+ * The loading state in the page's own shape: the heading's line, the 16:9 cover and the details
+ * card hold the places the campaign fills, so nothing moves when it arrives.
+ */
+function CampaignSkeleton() {
+  return (
+    <div className="page item-detail campaign-skeleton">
+      <BackLink />
+      <div className="item-head">
+        <Loading />
+      </div>
+      <div className="detail-grid">
+        <div className="detail-main">
+          <div className="cover skeleton-block" />
+        </div>
+        <div className="detail-side-col">
+          <div className="detail-side card skeleton-side" />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) {
   const [coverOpen, setCoverOpen] = useState(false);
   const session = useSession();
   const coverAlt = `${c.title} cover`;
   const takesDonations = c.actionMode === 'donation' || c.actionMode === 'both';
   const takesSupport = c.actionMode === 'support' || c.actionMode === 'both';
-  const ownerView = session.user !== null && (session.user._id === c.ownerId._id || session.isAdmin);
+  const isOwner = session.user !== null && session.user._id === c.ownerId._id;
+  const ownerView = isOwner || session.isAdmin;
   return (
     <article className="page item-detail">
       <BackLink />
+      <PageNotice text={notice} />
       <header className="item-head">
         <h1>{c.title}</h1>
         <span className="type-badge">{categoryLabel(c.type)}</span>
         {c.isPast && <span className="status-badge">Past</span>}
         <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />
+        {isOwner && (
+          <Link className="button button-secondary button-small" to={`/campaigns/${encodeURIComponent(c._id)}/edit`}>
+            Edit
+          </Link>
+        )}
       </header>
       <div className="detail-grid">
         <div className="detail-main">
@@ -124,7 +158,6 @@ function CampaignView({ c }: { c: CampaignDto }) {
             {c.donated > 0 && <p className="donated-note">You donated {formatMoney(c.donated, c.currency)}</p>}
             <TagPills tags={c.tags} basePath="/campaigns" />
             {session.user && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
-            {/* The Favorite toggle (signed-in users) comes with favorites. */}
           </aside>
           {takesSupport && <SupportPanel campaign={c} />}
           {takesDonations && <DonatePanel campaign={c} />}

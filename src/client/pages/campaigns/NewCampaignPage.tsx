@@ -5,8 +5,9 @@ import { ItemForm } from '../../components/ItemForm';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { withNotice } from './pageNotice';
 
-/** /campaigns/new: the create-campaign form; on success the new campaign's page. */
+/** /campaigns/new: the create-campaign form; on success the new campaign's page, which says "Campaign created." once. */
 export default function NewCampaignPage() {
   usePageTitle('New campaign');
   const navigate = useNavigate();
@@ -15,7 +16,7 @@ export default function NewCampaignPage() {
     onSuccess(campaign) {
       utils.campaigns.get.setData({ id: campaign._id }, campaign);
       void utils.campaigns.list.reset();
-      navigate(`/campaigns/${encodeURIComponent(campaign._id)}`);
+      navigate(`/campaigns/${encodeURIComponent(campaign._id)}`, { state: withNotice(M.campaignCreated) });
     },
   });
   return (

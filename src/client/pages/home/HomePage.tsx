@@ -3,13 +3,16 @@ import { M } from '../../../shared/messages';
 import { useSession } from '../../auth/useSession';
 import { Icon, type IconName } from '../../components/Icon';
 import { usePageTitle } from '../../hooks/usePageTitle';
+import { NewestCampaigns } from './NewestCampaigns';
 
+/** The spec's three highlights, each with one sentence on what it means here. */
 const HIGHLIGHTS: { icon: IconName; title: string; text: string }[] = [
-  { icon: 'lock', title: M.highlightSecure, text: 'Share work in progress with the people you choose, before it goes public.' },
+  { icon: 'lock', title: M.highlightSecure, text: M.highlightSecureText },
   { icon: 'calendar', title: M.highlightCoordinated, text: M.highlightCoordinatedText },
   { icon: 'coins', title: M.highlightFunded, text: M.highlightFundedText },
 ];
 
+/** /: the hero with the tagline and the next steps, the highlights, and the newest campaigns. */
 export default function HomePage() {
   usePageTitle();
   const { isSignedIn, isLoading } = useSession();
@@ -56,6 +59,7 @@ export default function HomePage() {
           </article>
         ))}
       </section>
+      <NewestCampaigns />
     </div>
   );
 }

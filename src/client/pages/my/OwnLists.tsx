@@ -21,7 +21,7 @@ function nextFullPage<T>(last: { items: T[]; total: number; nextCursor: string |
 /**
  * The signed-in person's own campaigns, split into Active and Past (past: the execution date is
  * earlier than now, the API's isPast). Every page is loaded, so each section is complete. Each row
- * has a "Funds" disclosure with the campaign's Funds panel; its balance is only loaded once opened.
+ * has an Edit link and a "Funds" disclosure with the campaign's Funds panel; its balance is only loaded once opened.
  */
 export function OwnCampaigns({ userId }: { userId: string }) {
   /** The campaign whose Funds panel is open (one at a time). */
@@ -55,7 +55,12 @@ export function OwnCampaigns({ userId }: { userId: string }) {
     );
   }
   const fundsOf = (c: (typeof items)[number], titleId: string) => (
-    <OwnCampaignFunds campaign={c} titleId={titleId} open={fundsOpen === c._id} onToggle={() => setFundsOpen((id) => (id === c._id ? null : c._id))} />
+    <>
+      <Link className="button button-secondary button-small" to={`/campaigns/${encodeURIComponent(c._id)}/edit`} aria-describedby={titleId}>
+        Edit
+      </Link>
+      <OwnCampaignFunds campaign={c} titleId={titleId} open={fundsOpen === c._id} onToggle={() => setFundsOpen((id) => (id === c._id ? null : c._id))} />
+    </>
   );
   const active = items.filter((c) => !c.isPast);
   const past = items.filter((c) => c.isPast);

@@ -44,11 +44,12 @@ export default function EditProjectPage() {
 
   if (project.isPending) return <Loading />;
   if (project.isError) {
+    // the spec has one load-failure text for the campaign and project forms
     const notFound = httpStatus(project.error) === 404;
     return (
       <section className="page page-form">
         <h1>{notFound ? M.notFound : 'Edit project'}</h1>
-        {!notFound && <Notice kind="error">{errorMessage(project.error, M.requestFailed)}</Notice>}
+        {!notFound && <Notice kind="error">{errorMessage(project.error, M.loadCampaignFailed)}</Notice>}
         <p>
           <Link to="/projects">Back to projects</Link>
         </p>

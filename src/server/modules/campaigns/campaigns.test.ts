@@ -192,6 +192,49 @@ describe('PUT /api/campaigns/{id}', () => {
   });
 });
 
+describe("the edit form's locks: currency and goal kind once money has moved", () => {
+  it('tells the owner only, and both doors refuse a locked change with 409, changing nothing', async () => {
+    const c = await create(alice, { title: 'Lock me', currency: 'USD' });
+    const locks = (who: Client | null, id = c._id) => trpc(app, who, 'query', 'campaigns.editLocks', { id });
+    expect((await locks(alice)).data).toEqual({ currencyLocked: false, targetTypeLocked: false });
+    // before any money, the currency may change
+    expect((await call(app, alice, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { currency: 'EUR' } })).json().currency).toBe('EUR');
+
+    const gift = await call(app, bob, {
+      method: 'POST',
+      url: `/api/campaigns/${c._id}/donations`,
+      headers: { 'idempotency-key': `lock-${c._id}` },
+      payload: { amount: 3, card: '4242 4242 4242 4242' },
+    });
+    expect(gift.statusCode).toBe(201);
+    expect((await locks(alice)).data).toEqual({ currencyLocked: true, targetTypeLocked: true });
+
+    // a stranger, a visitor, an unknown or malformed id: the answers update gives them
+    const stranger = await locks(bob);
+    expect(stranger.status).toBe(403);
+    expect(stranger.error?.message).toBe(M.notOwner);
+    expect((await locks(null)).status).toBe(401);
+    expect((await locks(alice, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await locks(alice, 'not-an-id')).status).toBe(404);
+
+    const before = (await get(alice, `/api/campaigns/${c._id}`)).json();
+    const rest = await call(app, alice, { method: 'PUT', url: `/api/campaigns/${c._id}`, payload: { title: 'Renamed in vain', currency: 'GBP' } });
+    expect(rest.statusCode).toBe(409);
+    expect(rest.json()).toEqual({ error: M.currencyLocked });
+    const viaTrpc = await trpc(app, alice, 'mutation', 'campaigns.update', { id: c._id, data: { title: 'Renamed in vain', targetType: 'supporters' } });
+    expect(viaTrpc.status).toBe(409);
+    expect(viaTrpc.error?.message).toBe(M.currencyLocked);
+    const after = (await get(alice, `/api/campaigns/${c._id}`)).json();
+    expect(after).toMatchObject({ title: 'Lock me', currency: 'EUR', targetType: 'amount', updatedAt: before.updatedAt, totalRaised: 3 });
+    const history = await database.db.select().from(changeHistory).where(eq(changeHistory.key, c._id));
+    expect(history.filter((h) => h.action === 'update')).toHaveLength(1);
+
+    // the same values as before are no change: the edit form sends them with the rest
+    const saved = await trpc(app, alice, 'mutation', 'campaigns.update', { id: c._id, data: { title: 'Renamed', currency: 'EUR', targetType: 'amount' } });
+    expect(saved.data).toMatchObject({ title: 'Renamed', currency: 'EUR' });
+  });
+});
+
 describe('adult campaigns', () => {
   it('are offered only to people with adult access and hidden from everyone else', async () => {
     const refused = await post(bob, { title: 'Not allowed', type: 'adult' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  CampaignEditLocksSchema,
   CampaignListSchema,
   CampaignSchema,
   CreateCampaignInput,
@@ -22,6 +23,11 @@ export const campaignsRouter = router({
     .input(CreateCampaignInput)
     .output(CampaignSchema)
     .mutation(({ ctx, input }) => ctx.services.campaigns.create(ctx.actor, input)),
+  /** The owner's edit form: which fields money has locked. */
+  editLocks: authedProcedure
+    .input(z.object({ id: IdSchema }))
+    .output(CampaignEditLocksSchema)
+    .query(({ ctx, input }) => ctx.services.campaigns.editLocks(ctx.actor, input.id)),
   update: authedProcedure
     .input(z.object({ id: IdSchema, data: UpdateCampaignInput }))
     .output(CampaignSchema)

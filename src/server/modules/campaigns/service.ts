@@ -48,6 +48,16 @@ export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
   };
 }
 
+/** Whether any money has moved for the campaign (a donation that succeeded, refunded or not): its currency and goal kind then stay. */
+async function moneyMoved(db: Pick<Deps['db'], 'select'>, campaignId: string): Promise<boolean> {
+  const [moved] = await db
+    .select({ id: donations.id })
+    .from(donations)
+    .where(and(eq(donations.campaignId, campaignId), inArray(donations.status, ['succeeded', 'refunded'])))
+    .limit(1);
+  return moved !== undefined;
+}
+
 export function createCampaignsService(deps: Deps) {
   const { db } = deps;
   const listQueries = createCampaignListQueries(db);
@@ -99,6 +109,20 @@ export function createCampaignsService(deps: Deps) {
     create: (actor: Actor, input: Out<typeof CreateCampaignInput>): Promise<CampaignDto> =>
       store.create(actor, input, { executionDate: input.executionDate ?? null }),
 
+    /**
+     * What the owner's edit form must hold still: once money has moved, the currency and the goal
+     * kind (update answers 409 for a change to either). Others get the answers update gives them.
+     */
+    async editLocks(actor: Actor, id: string): Promise<{ currencyLocked: boolean; targetTypeLocked: boolean }> {
+      const { user } = requireUser(actor);
+      if (!isUuid(id)) throw notFound(M.campaignNotFound);
+      const [c] = await db.select({ ownerId: campaigns.ownerId, type: campaigns.type }).from(campaigns).where(eq(campaigns.id, id));
+      if (!c || (c.type === 'adult' && !user.hasAdultAccess && c.ownerId !== user.id)) throw notFound(M.campaignNotFound);
+      if (c.ownerId !== user.id) throw forbidden(M.notOwner);
+      const locked = await moneyMoved(db, id);
+      return { currencyLocked: locked, targetTypeLocked: locked };
+    },
+
     /** The owner edits text, tags, images, goal and execution date. */
     async update(actor: Actor, id: string, input: Out<typeof UpdateCampaignInput>): Promise<CampaignDto> {
       await db.transaction(async (tx) => {
@@ -106,12 +130,7 @@ export function createCampaignsService(deps: Deps) {
         assertCategoryAllowed(user, input.type);
         // totals are kept in the campaign's currency and goal kind: once money has moved, they stay
         if ((input.currency !== undefined && input.currency !== before.currency) || (input.targetType !== undefined && input.targetType !== before.targetType)) {
-          const [moved] = await tx
-            .select({ id: donations.id })
-            .from(donations)
-            .where(and(eq(donations.campaignId, id), inArray(donations.status, ['succeeded', 'refunded'])))
-            .limit(1);
-          if (moved) throw conflict(M.currencyLocked);
+          if (await moneyMoved(tx, id)) throw conflict(M.currencyLocked);
         }
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
         const patch: Partial<typeof campaigns.$inferInsert> = { ...itemPatch(input, before.targetType), executionDate: input.executionDate };
