@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as chromeLauncher from 'chrome-launcher';
-import lighthouse from 'lighthouse';
+import lighthouse, { type Result as LighthouseResult } from 'lighthouse';
 import postgres from 'postgres';
 import { ensureClientBuilt } from '../src/server/build-client';
 
@@ -121,11 +121,23 @@ function chromiumVersion(chromePath: string): string {
 
 async function measure(port: number, page: string, url: string, saveTo?: string): Promise<Measured> {
   // the default configuration is the mobile preset (formFactor mobile, simulated slow 4G and CPU)
-  const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] });
-  if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-  const { lhr } = result;
-  if (saveTo) writeFileSync(saveTo, typeof result.report === 'string' ? result.report : result.report.join('\n'));
-  if (lhr.runtimeError) throw new Error(`Lighthouse could not measure ${url}: ${lhr.runtimeError.message}`);
+  // a trace that Chromium failed to record (NO_NAVSTART and the like) is Lighthouse's to retry:
+  // up to 3 attempts
+  for (let attempt = 1; ; attempt++) {
+    const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const { lhr } = result;
+    if (lhr.runtimeError && attempt < 3) {
+      console.log(`  Lighthouse could not measure it (${lhr.runtimeError.code}); again...`);
+      continue;
+    }
+    if (lhr.runtimeError) throw new Error(`Lighthouse could not measure ${url}: ${lhr.runtimeError.message}`);
+    if (saveTo) writeFileSync(saveTo, typeof result.report === 'string' ? result.report : result.report.join('\n'));
+    return summary(page, url, lhr);
+  }
+}
+
+function summary(page: string, url: string, lhr: LighthouseResult): Measured {
   const score = (c: string) => Math.round((lhr.categories[c]?.score ?? 0) * 100);
   const failing = new Set<string>();
   for (const c of CATEGORIES) {

@@ -80,3 +80,25 @@ describe('what the browser downloads', () => {
     }
   });
 });
+
+describe('the content security policy', () => {
+  it('is never violated by the app itself: pages that validate forms (zod) included', async () => {
+    const { page } = await h.newPage();
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    for (const [url, heading] of [
+      ['/login', 'Log in'],
+      ['/register', 'Create account'],
+      ['/campaigns', 'Campaigns'],
+    ] as const) {
+      await page.goto(url);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      // a failed submit runs the form's schema in the browser
+      if (url !== '/campaigns') await page.locator('#main').getByRole('button', { name: heading }).click();
+      expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations), url).toEqual([]);
+    }
+  });
+});
