@@ -53,6 +53,9 @@ interface Measured {
   scores: Record<(typeof CATEGORIES)[number], number>;
   lcpMs: number;
   cls: number;
+  tbtMs: number;
+  /** Lighthouse's measure of the machine's CPU at the time (a typical desktop scores 1000 or more). */
+  benchmarkIndex: number;
   /** The failing audits of the non-performance categories, to say what costs the points. */
   failing: string[];
 }
@@ -152,17 +155,19 @@ function summary(page: string, url: string, lhr: LighthouseResult): Measured {
     scores: Object.fromEntries(CATEGORIES.map((c) => [c, score(c)])) as Measured['scores'],
     lcpMs: lhr.audits['largest-contentful-paint']?.numericValue ?? NaN,
     cls: lhr.audits['cumulative-layout-shift']?.numericValue ?? NaN,
+    tbtMs: lhr.audits['total-blocking-time']?.numericValue ?? NaN,
+    benchmarkIndex: lhr.environment.benchmarkIndex,
     failing: [...failing],
   };
 }
 
 function table(rows: Measured[]): string {
   const lines = [
-    '| page | Performance | Accessibility | Best Practices | SEO | LCP | CLS |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| page | Performance | Accessibility | Best Practices | SEO | LCP | CLS | TBT | CPU index |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores['best-practices']} | ${r.scores.seo} | ${(r.lcpMs / 1000).toFixed(1)} s | ${r.cls.toFixed(3)} |`,
+        `| ${r.page} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores['best-practices']} | ${r.scores.seo} | ${(r.lcpMs / 1000).toFixed(1)} s | ${r.cls.toFixed(3)} | ${Math.round(r.tbtMs)} ms | ${Math.round(r.benchmarkIndex)} |`,
     ),
   ];
   return lines.join('\n');
@@ -180,6 +185,7 @@ function writeDocs(body: string) {
 
 async function main() {
   const runs = parseRuns(process.argv.slice(2));
+  const loadBefore = os.loadavg()[0].toFixed(1);
   const reportsFlag = flag(process.argv.slice(2), '--reports');
   const reports = reportsFlag ? path.resolve(reportsFlag) : undefined;
   if (reports) mkdirSync(reports, { recursive: true });
@@ -273,7 +279,10 @@ async function main() {
       `Lighthouse ${lhVersion}, mobile preset (simulated slow 4G and a 4x slower CPU), signed out, ${chromiumVersion(chromePath)} headless,`,
       `a production server (\`npm start\`, NODE_ENV=production) on ${databaseUrl ? 'PostgreSQL' : 'PGlite'} seeded by \`npm run seed\`,`,
       `on a shared 2-core machine; ${runs > 1 ? `the median of ${runs} runs by Performance` : 'one run'} per page. Scores out of 100; LCP is the simulated`,
-      'Largest Contentful Paint, CLS the Cumulative Layout Shift.',
+      'Largest Contentful Paint, CLS the Cumulative Layout Shift, TBT the Total Blocking Time (the main',
+      "thread's long tasks, scaled by the simulated 4x slower CPU). CPU index is Lighthouse's benchmark of",
+      'the machine during that run (a typical desktop scores 1000 or more): TBT, and with it Performance, grows',
+      `as it falls. The machine's load average was ${loadBefore} when the run began and ${os.loadavg()[0].toFixed(1)} at its end.`,
       '',
       table(rows),
       '',
