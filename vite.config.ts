@@ -15,5 +15,8 @@ export default defineConfig({
     // with its own map regardless of this setting. (The server also refuses *.map files:
     // src/server/http/client-app.ts.)
     sourcemap: false,
+    // .vite/manifest.json: which chunks each page module needs, so the server can preload the
+    // first route's chunks in the page it sends (src/server/http/client-app.ts)
+    manifest: true,
   },
 });

@@ -154,10 +154,11 @@ describe('navigation by role', () => {
     expect(await page.getByText('You don’t have permission to view this page.').count()).toBe(0);
   });
 
-  it('redirects unknown paths to / and signs out when the session check is refused', async () => {
+  it('shows "Page not found" for unknown paths and signs out when the session check is refused', async () => {
     const { page, context } = await h.newPage();
-    await page.goto('/no/such/page');
-    await page.waitForURL(`${h.baseUrl}/`);
+    const unknown = await page.goto('/no/such/page');
+    expect(unknown?.status()).toBe(404);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
 
     const email = uniqueEmail('expired');
     await page.goto('/register');

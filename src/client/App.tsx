@@ -1,108 +1,91 @@
 import { lazy, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
-import { createBrowserRouter, Navigate, RouterProvider, type RouteObject } from 'react-router-dom';
+import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router-dom';
+import { appRouteNames, appRoutes, type AppRouteName } from '../shared/routes';
 import { RequireAdmin, RequireSignIn } from './auth/guards';
 import { RouteError } from './components/RouteError';
 import { BareLayout, Layout } from './layout/Layout';
+import { NotFoundPage } from './pages/NotFoundPage';
 
 /*
- * The route table of the product (spec section 2), in one place. Pages are split with React.lazy
- * so the first page stays small; each lives in pages/<domain>/ and is its domain's to fill.
+ * The route table of the product (spec section 2). The paths and page modules are one list shared
+ * with the server (src/shared/routes.ts), which answers 404 for a path none of them matches.
+ * Pages are split with React.lazy so the first page stays small; each lives in pages/<domain>/
+ * and is its domain's to fill.
  */
-const page = (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> => lazy(load);
+const pageModules = import.meta.glob<{ default: ComponentType }>('./pages/*/*Page.tsx');
 
-const HomePage = page(() => import('./pages/home/HomePage'));
-// auth
-const LoginPage = page(() => import('./pages/auth/LoginPage'));
-const RegisterPage = page(() => import('./pages/auth/RegisterPage'));
-const ForgotPage = page(() => import('./pages/auth/ForgotPage'));
-const ResetPage = page(() => import('./pages/auth/ResetPage'));
-const VerifyEmailPage = page(() => import('./pages/auth/VerifyEmailPage'));
-const VerifyPhonePage = page(() => import('./pages/auth/VerifyPhonePage'));
-// account, my area
-const AccountPage = page(() => import('./pages/account/AccountPage'));
-const FavoritesPage = page(() => import('./pages/favorites/FavoritesPage'));
-const MyPage = page(() => import('./pages/my/MyPage'));
-const MyCampaignsPage = page(() => import('./pages/my/MyCampaignsPage'));
-const MyProjectsPage = page(() => import('./pages/my/MyProjectsPage'));
-const BlockedPage = page(() => import('./pages/blocked/BlockedPage'));
-const MessagesPage = page(() => import('./pages/messages/MessagesPage'));
-// campaigns
-const CampaignsPage = page(() => import('./pages/campaigns/CampaignsPage'));
-const NewCampaignPage = page(() => import('./pages/campaigns/NewCampaignPage'));
-const EditCampaignPage = page(() => import('./pages/campaigns/EditCampaignPage'));
-const CampaignDetailPage = page(() => import('./pages/campaigns/CampaignDetailPage'));
-const VerifyJoinPage = page(() => import('./pages/campaigns/VerifyJoinPage'));
-// donations
-const ReceiptPage = page(() => import('./pages/donations/ReceiptPage'));
-// disputes
-const MyDisputesPage = page(() => import('./pages/disputes/MyDisputesPage'));
-const NewDisputePage = page(() => import('./pages/disputes/NewDisputePage'));
-// profiles
-const ProfilesPage = page(() => import('./pages/profiles/ProfilesPage'));
-const ProfilePage = page(() => import('./pages/profiles/ProfilePage'));
-// projects
-const ProjectsPage = page(() => import('./pages/projects/ProjectsPage'));
-const NewProjectPage = page(() => import('./pages/projects/NewProjectPage'));
-const EditProjectPage = page(() => import('./pages/projects/EditProjectPage'));
-const ProjectDetailPage = page(() => import('./pages/projects/ProjectDetailPage'));
-// teams
-const TeamsPage = page(() => import('./pages/teams/TeamsPage'));
-const NewTeamPage = page(() => import('./pages/teams/NewTeamPage'));
-const ManageTeamPage = page(() => import('./pages/teams/ManageTeamPage'));
-const TeamDetailPage = page(() => import('./pages/teams/TeamDetailPage'));
-// admin
-const AdminPage = page(() => import('./pages/admin/AdminPage'));
-const AdminCronPage = page(() => import('./pages/admin/AdminCronPage'));
+function lazyPage(name: AppRouteName): LazyExoticComponent<ComponentType> {
+  const file = `./pages/${appRoutes[name].page}.tsx`;
+  const load = pageModules[file];
+  if (!load) throw new Error(`The route ${name} names a page module that does not exist: ${file}`);
+  return lazy(load);
+}
+
+const pages = Object.fromEntries(appRouteNames.map((name) => [name, lazyPage(name)])) as Record<
+  AppRouteName,
+  LazyExoticComponent<ComponentType>
+>;
 
 const signedIn = (el: ReactNode) => <RequireSignIn>{el}</RequireSignIn>;
 const adminOnly = (el: ReactNode) => <RequireAdmin>{el}</RequireAdmin>;
 
-/** Routes inside the shared layout. Visitors may browse; signedIn() pages ask to log in; adminOnly() shows Access denied. */
-const layoutRoutes: RouteObject[] = [
-  { index: true, element: <HomePage /> },
+/**
+ * What each route shows inside the shared layout. Visitors may browse; signedIn() pages ask to
+ * log in; adminOnly() shows Access denied. Every route of the shared list has its element here
+ * (the type says so), except the one page outside the layout.
+ */
+const show = (name: AppRouteName) => {
+  const Page = pages[name];
+  return <Page />;
+};
+const layoutElements: Record<Exclude<AppRouteName, 'adminCron'>, ReactNode> = {
+  home: show('home'),
 
-  { path: 'login', element: <LoginPage /> },
-  { path: 'register', element: <RegisterPage /> },
-  { path: 'forgot', element: <ForgotPage /> },
-  { path: 'reset/:token', element: <ResetPage /> },
-  { path: 'verify-email', element: <VerifyEmailPage /> },
-  { path: 'verify-phone', element: <VerifyPhonePage /> },
-  { path: 'verify-join', element: <VerifyJoinPage /> },
+  login: show('login'),
+  register: show('register'),
+  forgot: show('forgot'),
+  reset: show('reset'),
+  verifyEmail: show('verifyEmail'),
+  verifyPhone: show('verifyPhone'),
+  verifyJoin: show('verifyJoin'),
 
-  { path: 'account', element: signedIn(<AccountPage />) },
-  { path: 'favorites', element: signedIn(<FavoritesPage />) },
-  { path: 'my', element: <MyPage /> }, // the page itself shows the spec's signed-out text
-  { path: 'myCampaigns', element: signedIn(<MyCampaignsPage />) },
-  { path: 'myProjects', element: signedIn(<MyProjectsPage />) },
-  { path: 'myDisputes', element: signedIn(<MyDisputesPage />) },
-  { path: 'disputes/new', element: signedIn(<NewDisputePage />) },
-  { path: 'messages', element: signedIn(<MessagesPage />) },
-  { path: 'blocked', element: signedIn(<BlockedPage />) },
+  account: signedIn(show('account')),
+  favorites: signedIn(show('favorites')),
+  my: show('my'), // the page itself shows the spec's signed-out text
+  myCampaigns: signedIn(show('myCampaigns')),
+  myProjects: signedIn(show('myProjects')),
+  myDisputes: signedIn(show('myDisputes')),
+  newDispute: signedIn(show('newDispute')),
+  messages: signedIn(show('messages')),
+  blocked: signedIn(show('blocked')),
 
-  { path: 'campaigns', element: <CampaignsPage /> },
-  { path: 'campaigns/new', element: signedIn(<NewCampaignPage />) },
-  { path: 'campaigns/:id/edit', element: signedIn(<EditCampaignPage />) },
-  { path: 'campaigns/:id', element: <CampaignDetailPage /> },
+  campaigns: show('campaigns'),
+  newCampaign: signedIn(show('newCampaign')),
+  campaign: show('campaign'),
+  editCampaign: signedIn(show('editCampaign')),
   // a guest's receipt link carries ?token=, so the page is open to visitors
-  { path: 'donations/:id', element: <ReceiptPage /> },
+  receipt: show('receipt'),
 
-  { path: 'projects', element: <ProjectsPage /> },
-  { path: 'projects/new', element: signedIn(<NewProjectPage />) },
-  { path: 'projects/:id/edit', element: signedIn(<EditProjectPage />) },
-  { path: 'projects/:id', element: <ProjectDetailPage /> },
+  projects: show('projects'),
+  newProject: signedIn(show('newProject')),
+  editProject: signedIn(show('editProject')),
+  project: show('project'),
 
-  { path: 'teams', element: <TeamsPage /> },
-  { path: 'teams/new', element: signedIn(<NewTeamPage />) },
-  { path: 'teams/:id/manage', element: signedIn(<ManageTeamPage />) },
-  { path: 'teams/:id', element: <TeamDetailPage /> },
+  teams: show('teams'),
+  newTeam: signedIn(show('newTeam')),
+  manageTeam: signedIn(show('manageTeam')),
+  team: show('team'),
 
-  { path: 'profiles', element: <ProfilesPage /> },
-  { path: 'profiles/:id', element: <ProfilePage /> },
+  profiles: show('profiles'),
+  profile: show('profile'),
 
-  { path: 'admin', element: adminOnly(<AdminPage />) },
+  admin: adminOnly(show('admin')),
+};
 
-  // any unknown path goes home
-  { path: '*', element: <Navigate to="/" replace /> },
+const layoutRoutes: RouteObject[] = [
+  ...Object.entries(layoutElements).map(([name, element]) => ({ path: appRoutes[name as AppRouteName].path, element })),
+  // any other path: a page that says so, with a way back (the server answers it with a 404)
+  { path: '*', element: <NotFoundPage /> },
 ];
 
 export const routes: RouteObject[] = [
@@ -118,7 +101,7 @@ export const routes: RouteObject[] = [
       {
         // the one page outside the shared layout
         element: <BareLayout />,
-        children: [{ path: 'admin/cron', errorElement: <RouteError />, element: adminOnly(<AdminCronPage />) }],
+        children: [{ path: appRoutes.adminCron.path, errorElement: <RouteError />, element: adminOnly(show('adminCron')) }],
       },
     ],
   },

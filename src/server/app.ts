@@ -1,3 +1,4 @@
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -139,6 +140,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerSecurityHeaders(app, { dev: opts.client === 'dev' });
   // before anything reads a body or a session: one address cannot take the server from others
   registerClientLimit(app, { concurrency: config.clientConcurrency, queue: config.clientQueue });
+  // answers above 1 KB go out brotli or gzip (as the client accepts); the built client's files
+  // are compressed at build time and carry their encoding already. Request bodies are left as sent.
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024, globalDecompression: false });
   await app.register(cookie);
   registerRequestAuth(app, deps);
 

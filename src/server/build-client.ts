@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import { clientDist, projectRoot } from './http/client-app';
 
 const STAMP = '.build-stamp';
@@ -11,6 +12,42 @@ function newestMtime(p: string): number {
   let max = st.mtimeMs;
   for (const e of readdirSync(p)) max = Math.max(max, newestMtime(path.join(p, e)));
   return max;
+}
+
+/** Files worth compressing: text the browser reads (scripts, styles, pages, SVG, JSON, plain text). */
+export const COMPRESSIBLE_FILE = /\.(?:js|mjs|css|html|svg|json|txt|xml|webmanifest)$/i;
+
+/**
+ * Writes `<file>.br` and `<file>.gz` next to every compressible file under `dir`, once, at the
+ * strongest settings (the server then sends them as they are: http/client-app.ts, preCompressed).
+ * Every such file gets both, even a tiny one a few bytes longer compressed: the server then never
+ * compresses a built file again on the fly.
+ * Returns how many files got compressed copies.
+ */
+export function precompressDir(dir: string): number {
+  let count = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    // Vite's manifest (.vite/) is read by the server, never sent
+    if (entry.name.startsWith('.')) continue;
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      count += precompressDir(file);
+      continue;
+    }
+    if (!entry.isFile() || !COMPRESSIBLE_FILE.test(entry.name)) continue;
+    const body = readFileSync(file);
+    const br = brotliCompressSync(body, {
+      params: {
+        [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+        [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
+    writeFileSync(`${file}.br`, br);
+    writeFileSync(`${file}.gz`, gzipSync(body, { level: zlibConstants.Z_BEST_COMPRESSION }));
+    count++;
+  }
+  return count;
 }
 
 /** True when dist/client is missing or older than a client source file. */
@@ -41,6 +78,8 @@ export async function ensureClientBuilt(force = false): Promise<void> {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;
   }
+  // brotli and gzip copies of the built files, made once here rather than on every request
+  precompressDir(clientDist);
   const stamp = path.join(clientDist, STAMP);
   writeFileSync(stamp, started.toISOString());
   utimesSync(stamp, started, started);

@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { M } from '../../shared/messages';
+import { appRouteNames, appRoutes, matchAppRoute, type AppRouteName } from '../../shared/routes';
 
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const clientDist = path.join(projectRoot, 'dist', 'client');
@@ -45,27 +48,149 @@ function apiNotFound(reply: FastifyReply) {
   return reply.code(404).send({ error: M.notFound });
 }
 
-/** Production: the built client, hashed assets cached for a year, index.html always revalidated. */
+/** One entry of Vite's build manifest (dist/client/.vite/manifest.json, `build.manifest`). */
+interface ManifestChunk {
+  file: string;
+  isEntry?: boolean;
+  imports?: string[];
+  css?: string[];
+}
+type Manifest = Record<string, ManifestChunk>;
+
+/** The built page, ready to send: as is, brotli and gzip, with its validator. */
+interface PageShell {
+  html: Buffer;
+  br: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+function shellOf(html: string): PageShell {
+  const body = Buffer.from(html);
+  return {
+    html: body,
+    br: brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY } }),
+    gzip: gzipSync(body, { level: zlibConstants.Z_BEST_COMPRESSION }),
+    etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  };
+}
+
+/** Every chunk `key` loads before it runs (its static imports, all the way down), itself included. */
+function chunkClosure(manifest: Manifest, key: string, into = new Set<string>()): Set<string> {
+  if (into.has(key) || !manifest[key]) return into;
+  into.add(key);
+  for (const dep of manifest[key].imports ?? []) chunkClosure(manifest, dep, into);
+  return into;
+}
+
+/**
+ * The tags that let the browser fetch a route's page module while the main script still
+ * loads: `modulepreload` for the page chunk and the shared chunks it imports that the main
+ * script does not already pull in, and its stylesheets. Without them the page module is asked
+ * for only after the main script has run and the router has matched the path.
+ */
+export function routePreloadTags(manifest: Manifest, route: AppRouteName): string {
+  const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
+  const loaded = entryKey ? chunkClosure(manifest, entryKey) : new Set<string>();
+  const pageKey = `src/client/pages/${appRoutes[route].page}.tsx`;
+  const tags: string[] = [];
+  const css = new Set<string>(Array.from(loaded).flatMap((k) => manifest[k].css ?? []));
+  for (const key of chunkClosure(manifest, pageKey)) {
+    if (loaded.has(key)) continue;
+    tags.push(`<link rel="modulepreload" crossorigin href="/${manifest[key].file}">`);
+    for (const sheet of manifest[key].css ?? []) {
+      if (css.has(sheet)) continue;
+      css.add(sheet);
+      tags.push(`<link rel="stylesheet" crossorigin href="/${sheet}">`);
+    }
+  }
+  return tags.join('');
+}
+
+/**
+ * The HTML of each route (index.html with that route's preload tags), and of a path no route
+ * matches (index.html as built: the client shows its "Page not found" page). Made once at start.
+ */
+async function pageShells(distDir: string): Promise<{ routes: Record<AppRouteName, PageShell>; notFound: PageShell }> {
+  const index = await readFile(path.join(distDir, 'index.html'), 'utf8');
+  const manifestFile = path.join(distDir, '.vite', 'manifest.json');
+  const manifest: Manifest = existsSync(manifestFile) ? JSON.parse(await readFile(manifestFile, 'utf8')) : {};
+  const withTags = (tags: string) => (tags ? index.replace('</head>', `${tags}</head>`) : index);
+  const shells = new Map<string, PageShell>();
+  const routes = {} as Record<AppRouteName, PageShell>;
+  for (const name of appRouteNames) {
+    const html = withTags(routePreloadTags(manifest, name));
+    // routes that share a page module share one shell
+    if (!shells.has(html)) shells.set(html, shellOf(html));
+    routes[name] = shells.get(html)!;
+  }
+  return { routes, notFound: shellOf(index) };
+}
+
+/**
+ * The encoding to send of the two made at build time: the one the client weighs more, brotli on
+ * a tie, none when it accepts neither (RFC 9110 Accept-Encoding, with q-values). "*" counts as
+ * gzip, as @fastify/static reads it for the files.
+ */
+export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
+  if (!acceptEncoding) return undefined;
+  const q = new Map<string, number>();
+  for (const part of acceptEncoding.toLowerCase().split(',')) {
+    const [token, ...params] = part.trim().split(';');
+    if (!token) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qParam ? Number(qParam.slice(2)) : 1;
+    q.set(token.trim(), Number.isFinite(value) ? value : 0);
+  }
+  const br = q.get('br') ?? 0;
+  const gzip = q.get('gzip') ?? q.get('*') ?? 0;
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
+  return undefined;
+}
+
+function sendShell(req: FastifyRequest, reply: FastifyReply, shell: PageShell, status: 200 | 404) {
+  reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
+  if (status === 200) {
+    reply.header('etag', shell.etag);
+    const match = req.headers['if-none-match'];
+    if (match && match.split(',').some((t) => t.trim() === shell.etag || t.trim() === '*')) return reply.code(304).send();
+  }
+  const encoding = pickEncoding(req.headers['accept-encoding']);
+  reply.code(status);
+  if (encoding) reply.header('content-encoding', encoding);
+  return reply.send(encoding === 'br' ? shell.br : encoding === 'gzip' ? shell.gzip : shell.html);
+}
+
+/**
+ * Production: the built client. Hashed assets are cached for a year, everything else (the page,
+ * robots.txt, the icon) is revalidated; the brotli or gzip copy written at build time
+ * (build-client.ts) is sent to a browser that accepts it. A path the app has a route for gets
+ * the page with that route's module preloaded; any other gets the page with a 404, and the
+ * client shows "Page not found".
+ */
 export async function registerBuiltClient(app: FastifyInstance, distDir: string = clientDist): Promise<void> {
   if (!existsSync(path.join(distDir, 'index.html'))) {
     throw new Error(`The client is not built (${distDir} has no index.html). Run \`npm run build\`.`);
   }
+  const shells = await pageShells(distDir);
   await app.register(fastifyStatic, {
     root: distDir,
     prefix: '/',
     index: false,
     wildcard: true,
+    preCompressed: true,
     allowedPath: (pathname) => !isSourceMapPath(pathname),
     setHeaders(res, filePath) {
       if (filePath.includes(`${path.sep}assets${path.sep}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
       else res.header('cache-control', 'no-cache');
     },
   });
-  const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html').sendFile('index.html');
-  app.get('/', (_req, reply) => sendIndex(reply));
+  app.get('/', (req, reply) => sendShell(req, reply, shells.routes.home, 200));
   app.setNotFoundHandler((req, reply) => {
     if (!wantsPage(req)) return apiNotFound(reply);
-    return sendIndex(reply);
+    const route = matchAppRoute(decodedPath(req.url));
+    return route ? sendShell(req, reply, shells.routes[route], 200) : sendShell(req, reply, shells.notFound, 404);
   });
 }
 
@@ -87,6 +212,10 @@ export async function registerViteDev(app: FastifyInstance): Promise<void> {
   app.setNotFoundHandler(async (req, reply) => {
     if (!wantsPage(req)) return apiNotFound(reply);
     const html = await vite.transformIndexHtml(req.url, await readFile(path.join(projectRoot, 'index.html'), 'utf8'));
-    return reply.type('text/html').header('cache-control', 'no-cache').send(html);
+    return reply
+      .code(matchAppRoute(decodedPath(req.url)) ? 200 : 404)
+      .type('text/html')
+      .header('cache-control', 'no-cache')
+      .send(html);
   });
 }

@@ -69,10 +69,10 @@ afterAll(async () => {
 });
 
 describe('the single-page app and unknown paths', () => {
-  it('serves index.html for any page route, never cached', async () => {
-    for (const url of ['/', '/campaigns/123', '/no/such/page']) {
+  it('serves index.html for any page route, never cached (with a 404 for a path no route matches)', async () => {
+    for (const [url, status] of [['/', 200], ['/campaigns/123', 200], ['/no/such/page', 404]] as const) {
       const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
-      expect(res.statusCode).toBe(200);
+      expect(res.statusCode).toBe(status);
       expect(res.headers['content-type']).toMatch(/text\/html/);
       expect(res.body).toContain('<div id="root">');
       expect(res.headers['cache-control']).toBe('no-cache');
