@@ -6,8 +6,9 @@ import { formatMoney } from '../../../shared/money';
 import type { SubscriptionDto } from '../../../shared/schemas/donations';
 import { CompactItemList } from '../../components/CompactItemList';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { Loading } from '../../components/Loading';
+import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
 import { Notice } from '../../components/Notice';
+import { useNarrow } from '../../hooks/useNarrow';
 import { formatDate } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
@@ -24,45 +25,28 @@ export function Supported() {
   );
 }
 
-function LoadMore({ list }: { list: { hasNextPage: boolean; isFetchingNextPage: boolean; isFetchNextPageError: boolean; error: unknown; fetchNextPage(): unknown } }) {
-  return (
-    <>
-      {list.hasNextPage && (
-        <div className="load-more">
-          <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-            {list.isFetchingNextPage ? M.loading : 'Load more'}
-          </button>
-        </div>
-      )}
-      {list.isFetchNextPageError && <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>}
-    </>
-  );
-}
-
 function SupportedCampaigns() {
   const list = trpc.donations.supported.useInfiniteQuery({ limit: PAGE_SIZE }, { getNextPageParam: nextCursor });
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <section aria-labelledby="supported-campaigns">
       <h2 id="supported-campaigns">Campaigns you gave to</h2>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <div className="empty-state">
-          <p className="muted">You have not given to a campaign yet.</p>
-          <Link className="button button-secondary" to="/campaigns">
-            Browse campaigns
-          </Link>
-        </div>
-      ) : (
-        <>
+      <InfiniteList
+        className="infinite-list-inline"
+        query={list}
+        more="button"
+        empty={
+          <EmptyState
+            text="You have not given to a campaign yet."
+            action={
+              <Link className="button button-secondary" to="/campaigns">
+                Browse campaigns
+              </Link>
+            }
+          />
+        }
+        skeleton={<ListSkeleton kind="card" rows={2} />}
+      >
+        {(items) => (
           <CompactItemList
             items={items}
             basePath="/campaigns"
@@ -70,9 +54,8 @@ function SupportedCampaigns() {
             label="Campaigns you gave to"
             renderActions={(c) => <span className="you-gave">You gave {formatMoney(c.donated, c.currency)}</span>}
           />
-          <LoadMore list={list} />
-        </>
-      )}
+        )}
+      </InfiniteList>
     </section>
   );
 }
@@ -94,85 +77,30 @@ function MonthlyDonations() {
       setCancelling(null);
     },
   });
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const narrow = useNarrow();
+  const askCancel = (s: SubscriptionDto) => {
+    setCancelled(null);
+    cancel.reset();
+    setCancelling(s);
+  };
   return (
     <section aria-labelledby="monthly-donations">
       <h2 id="monthly-donations" ref={headingRef} tabIndex={-1}>
         Monthly donations
       </h2>
       <Notice kind="success">{cancelled}</Notice>
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : items.length === 0 ? (
-        <p className="muted">No monthly donations. Tick “Give monthly” when you donate to give every month.</p>
-      ) : (
-        <>
-          <div className="table-wrap" role="region" aria-label="Monthly donations table" tabIndex={0}>
-            <table className="table subscriptions-table">
-              <thead>
-                <tr>
-                  <th scope="col">Campaign</th>
-                  <th scope="col" className="num">
-                    Amount
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Next charge</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((row) => {
-                  const s = cancelledIds.includes(row._id) ? { ...row, status: 'cancelled' as const, nextChargeAt: null } : row;
-                  return (
-                    <tr key={s._id}>
-                      <th scope="row">
-                        <Link to={`/campaigns/${encodeURIComponent(s.campaign._id)}`}>{s.campaign.title}</Link>
-                      </th>
-                      <td className="num">{formatMoney(s.amount, s.currency)} a month</td>
-                      <td>
-                        {s.status === 'active' ? (
-                          <span className="status-badge donation-succeeded">Active</span>
-                        ) : (
-                          <span className="status-badge">Cancelled</span>
-                        )}
-                      </td>
-                      <td className="date-cell">
-                        {s.status === 'active' && s.nextChargeAt ? formatDate(s.nextChargeAt) : '—'}
-                      </td>
-                      <td className="actions-cell">
-                        {s.status === 'active' && (
-                          <button
-                            type="button"
-                            className="button button-small button-secondary"
-                            aria-label={`Cancel monthly donation to ${s.campaign.title}`}
-                            onClick={() => {
-                              setCancelled(null);
-                              cancel.reset();
-                              setCancelling(s);
-                            }}
-                          >
-                            Cancel
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <LoadMore list={list} />
-        </>
-      )}
+      <InfiniteList
+        className="infinite-list-inline"
+        query={list}
+        more="button"
+        empty={<p className="muted">No monthly donations. Tick “Give monthly” when you donate to give every month.</p>}
+        skeleton={<ListSkeleton kind="card" rows={2} />}
+      >
+        {(rows) => {
+          const shown = rows.map((row) => (cancelledIds.includes(row._id) ? { ...row, status: 'cancelled' as const, nextChargeAt: null } : row));
+          return narrow ? <SubscriptionCards rows={shown} onCancel={askCancel} /> : <SubscriptionTable rows={shown} onCancel={askCancel} />;
+        }}
+      </InfiniteList>
       {cancelling && (
         <ConfirmDialog
           title="Cancel this monthly donation?"
@@ -188,5 +116,96 @@ function MonthlyDonations() {
         />
       )}
     </section>
+  );
+}
+
+function SubscriptionStatus({ s }: { s: SubscriptionDto }) {
+  return s.status === 'active' ? <span className="status-badge donation-succeeded">Active</span> : <span className="status-badge">Cancelled</span>;
+}
+
+const nextChargeText = (s: SubscriptionDto) => (s.status === 'active' && s.nextChargeAt ? formatDate(s.nextChargeAt) : '—');
+
+function CancelButton({ s, onCancel }: { s: SubscriptionDto; onCancel(s: SubscriptionDto): void }) {
+  if (s.status !== 'active') return null;
+  return (
+    <button type="button" className="button button-small button-secondary" aria-label={`Cancel monthly donation to ${s.campaign.title}`} onClick={() => onCancel(s)}>
+      Cancel
+    </button>
+  );
+}
+
+/** Monthly donations from 640 px: campaign, amount, status, next charge, Cancel. */
+function SubscriptionTable({ rows, onCancel }: { rows: SubscriptionDto[]; onCancel(s: SubscriptionDto): void }) {
+  return (
+    <div className="table-wrap" role="region" aria-label="Monthly donations table" tabIndex={0}>
+      <table className="table subscriptions-table">
+        <thead>
+          <tr>
+            <th scope="col">Campaign</th>
+            <th scope="col" className="num">
+              Amount
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col">Next charge</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((s) => (
+            <tr key={s._id}>
+              <th scope="row">
+                <Link to={`/campaigns/${encodeURIComponent(s.campaign._id)}`}>{s.campaign.title}</Link>
+              </th>
+              <td className="num">{formatMoney(s.amount, s.currency)} a month</td>
+              <td>
+                <SubscriptionStatus s={s} />
+              </td>
+              <td className="date-cell">{nextChargeText(s)}</td>
+              <td className="actions-cell">
+                <CancelButton s={s} onCancel={onCancel} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The same monthly donations as cards below 640 px, with the table's facts under its column names. */
+function SubscriptionCards({ rows, onCancel }: { rows: SubscriptionDto[]; onCancel(s: SubscriptionDto): void }) {
+  return (
+    <ul className="list-cards subscription-cards" aria-label="Monthly donations">
+      {rows.map((s) => (
+        <li key={s._id} className="list-card">
+          <h3 className="list-card-title">
+            <Link to={`/campaigns/${encodeURIComponent(s.campaign._id)}`}>{s.campaign.title}</Link>
+          </h3>
+          <dl className="list-card-facts">
+            <div>
+              <dt>Amount</dt>
+              <dd className="num">{formatMoney(s.amount, s.currency)} a month</dd>
+            </div>
+            <div>
+              <dt>Status</dt>
+              <dd>
+                <SubscriptionStatus s={s} />
+              </dd>
+            </div>
+            <div>
+              <dt>Next charge</dt>
+              <dd>{nextChargeText(s)}</dd>
+            </div>
+          </dl>
+          {s.status === 'active' && (
+            <div className="list-card-actions">
+              <CancelButton s={s} onCancel={onCancel} />
+            </div>
+          )}
+        </li>
+      ))}
+    </ul>
   );
 }
