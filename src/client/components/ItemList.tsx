@@ -10,6 +10,7 @@ import { FavoriteIdsGroup } from './FavoriteButton';
 import { GoalProgress } from './GoalProgress';
 import { EmptyState, InfiniteList, ListSkeleton, type PagedQuery } from './InfiniteList';
 import { categoryLabel } from './itemText';
+import { ListCard } from './ListCard';
 import { OwnerLink, type PersonRef } from './OwnerLink';
 
 /** What a campaign or project row needs (both DTOs have these fields). */
@@ -216,49 +217,38 @@ export function ItemCards<T extends ListItem>({ items, basePath, noun, renderFav
       {items.map((item, i) => {
         const href = `${basePath}/${encodeURIComponent(item._id)}`;
         return (
-          <li key={item._id} className="list-card">
-            <div className="list-card-head">
-              <Thumb item={item} />
-              <h2 className="list-card-title">
-                <Link to={href}>{item.title}</Link>
-              </h2>
-            </div>
-            <dl className="list-card-facts">
-              <div>
-                <dt>Creator</dt>
-                <dd>
-                  <OwnerLink person={item.ownerId} />
-                </dd>
-              </div>
-              <div>
-                <dt>Type</dt>
-                <dd>
-                  <span className="type-badge">{categoryLabel(item.type)}</span>
-                </dd>
-              </div>
-              <div className="list-card-wide">
-                <dt>Coordination</dt>
-                <dd>{item.coordination}</dd>
-              </div>
-              <div>
-                <dt>Raised</dt>
-                <dd className="num">
-                  {formatMoney(item.totalRaised, item.currency)}
-                  {showProgress && <RowProgress item={item} of="amount" />}
-                </dd>
-              </div>
-              <div>
-                <dt>Support</dt>
-                <dd className="num">
-                  {item.supporters}
-                  {showProgress && <RowProgress item={item} of="supporters" />}
-                </dd>
-              </div>
-            </dl>
-            <div className="list-card-actions">
-              <ItemActions item={item} href={href} noun={noun} group={groups[Math.floor(i / PAGE_SIZE)]} renderFavorite={renderFavorite} />
-            </div>
-          </li>
+          <ListCard
+            key={item._id}
+            href={href}
+            title={item.title}
+            thumb={<Thumb item={item} />}
+            facts={[
+              { label: 'Creator', value: <OwnerLink person={item.ownerId} /> },
+              { label: 'Type', value: <span className="type-badge">{categoryLabel(item.type)}</span> },
+              { label: 'Coordination', value: item.coordination, wide: true },
+              {
+                label: 'Raised',
+                num: true,
+                value: (
+                  <>
+                    {formatMoney(item.totalRaised, item.currency)}
+                    {showProgress && <RowProgress item={item} of="amount" />}
+                  </>
+                ),
+              },
+              {
+                label: 'Support',
+                num: true,
+                value: (
+                  <>
+                    {item.supporters}
+                    {showProgress && <RowProgress item={item} of="supporters" />}
+                  </>
+                ),
+              },
+            ]}
+            actions={<ItemActions item={item} href={href} noun={noun} group={groups[Math.floor(i / PAGE_SIZE)]} renderFavorite={renderFavorite} />}
+          />
         );
       })}
     </ul>

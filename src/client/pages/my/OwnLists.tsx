@@ -17,6 +17,12 @@ function nextFullPage<T>(last: { items: T[]; total: number; nextCursor: string |
   return last.nextCursor && last.items.length >= MAX_PAGE_SIZE && loaded < last.total ? last.nextCursor : undefined;
 }
 
+/** The two parts of my campaigns: active (the execution date is not past), then past. */
+const SECTIONS = [
+  { id: 'active-campaigns', heading: 'Active', past: false, none: 'No active campaigns.' },
+  { id: 'past-campaigns', heading: 'Past', past: true, none: 'No past campaigns.' },
+] as const;
+
 /**
  * The signed-in person's own campaigns, split into Active and Past (past: the execution date is
  * earlier than now, the API's isPast). Every page is loaded, so each section is complete. Each row
@@ -42,30 +48,23 @@ export function OwnCampaigns({ userId }: { userId: string }) {
   );
   return (
     <InfiniteList query={list} empty={empty} more="all" skeleton={<ListSkeleton kind="card" rows={4} />}>
-      {(items) => {
-        const active = items.filter((c) => !c.isPast);
-        const past = items.filter((c) => c.isPast);
-        return (
-          <div className="own-campaigns">
-            <section aria-labelledby="active-campaigns">
-              <h2 id="active-campaigns">Active</h2>
-              {active.length ? (
-                <CompactItemList items={active} basePath="/campaigns" noun="campaign" label="Active campaigns" renderActions={fundsOf} />
-              ) : (
-                <p className="muted">No active campaigns.</p>
-              )}
-            </section>
-            <section aria-labelledby="past-campaigns">
-              <h2 id="past-campaigns">Past</h2>
-              {past.length ? (
-                <CompactItemList items={past} basePath="/campaigns" noun="campaign" label="Past campaigns" renderActions={fundsOf} />
-              ) : (
-                <p className="muted">No past campaigns.</p>
-              )}
-            </section>
-          </div>
-        );
-      }}
+      {(items) => (
+        <div className="own-campaigns">
+          {SECTIONS.map(({ id, heading, past, none }) => {
+            const shown = items.filter((c) => c.isPast === past);
+            return (
+              <section key={id} aria-labelledby={id}>
+                <h2 id={id}>{heading}</h2>
+                {shown.length ? (
+                  <CompactItemList items={shown} basePath="/campaigns" noun="campaign" label={`${heading} campaigns`} renderActions={fundsOf} />
+                ) : (
+                  <p className="muted">{none}</p>
+                )}
+              </section>
+            );
+          })}
+        </div>
+      )}
     </InfiniteList>
   );
 }

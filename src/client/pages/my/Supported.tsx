@@ -7,6 +7,7 @@ import type { SubscriptionDto } from '../../../shared/schemas/donations';
 import { CompactItemList } from '../../components/CompactItemList';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
+import { ListCard } from '../../components/ListCard';
 import { Notice } from '../../components/Notice';
 import { useNarrow } from '../../hooks/useNarrow';
 import { formatDate } from '../../lib/dates';
@@ -179,32 +180,18 @@ function SubscriptionCards({ rows, onCancel }: { rows: SubscriptionDto[]; onCanc
   return (
     <ul className="list-cards subscription-cards" aria-label="Monthly donations">
       {rows.map((s) => (
-        <li key={s._id} className="list-card">
-          <h3 className="list-card-title">
-            <Link to={`/campaigns/${encodeURIComponent(s.campaign._id)}`}>{s.campaign.title}</Link>
-          </h3>
-          <dl className="list-card-facts">
-            <div>
-              <dt>Amount</dt>
-              <dd className="num">{formatMoney(s.amount, s.currency)} a month</dd>
-            </div>
-            <div>
-              <dt>Status</dt>
-              <dd>
-                <SubscriptionStatus s={s} />
-              </dd>
-            </div>
-            <div>
-              <dt>Next charge</dt>
-              <dd>{nextChargeText(s)}</dd>
-            </div>
-          </dl>
-          {s.status === 'active' && (
-            <div className="list-card-actions">
-              <CancelButton s={s} onCancel={onCancel} />
-            </div>
-          )}
-        </li>
+        <ListCard
+          key={s._id}
+          headingLevel={3}
+          href={`/campaigns/${encodeURIComponent(s.campaign._id)}`}
+          title={s.campaign.title}
+          facts={[
+            { label: 'Amount', value: `${formatMoney(s.amount, s.currency)} a month`, num: true },
+            { label: 'Status', value: <SubscriptionStatus s={s} /> },
+            { label: 'Next charge', value: nextChargeText(s) },
+          ]}
+          actions={s.status === 'active' ? <CancelButton s={s} onCancel={onCancel} /> : undefined}
+        />
       ))}
     </ul>
   );

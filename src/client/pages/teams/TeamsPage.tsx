@@ -6,6 +6,7 @@ import { normaliseTags } from '../../../shared/schemas/common';
 import type { TeamDto } from '../../../shared/schemas/teams';
 import { useSession } from '../../auth/useSession';
 import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
+import { ListCard } from '../../components/ListCard';
 import { nextPageParam, SearchBox, useSearchQuery, type InfiniteListResult } from '../../components/ItemList';
 import { TagInput } from '../../components/TagInput';
 import { useNarrow } from '../../hooks/useNarrow';
@@ -128,26 +129,16 @@ function TeamCards({ teams }: { teams: TeamDto[] }) {
   return (
     <ul className="list-cards team-cards" aria-label="Teams">
       {teams.map((t) => (
-        <li key={t._id} className="list-card">
-          <div className="list-card-head">
-            <TeamThumb team={t} />
-            <h2 className="list-card-title">
-              <Link to={teamPath(t._id)}>{t.name}</Link>
-            </h2>
-          </div>
-          <dl className="list-card-facts">
-            <div className="list-card-wide">
-              <dt>Looking for</dt>
-              <dd>
-                <LookingFor team={t} />
-              </dd>
-            </div>
-            <div>
-              <dt>Members</dt>
-              <dd className="num">{t.memberCount}</dd>
-            </div>
-          </dl>
-        </li>
+        <ListCard
+          key={t._id}
+          href={teamPath(t._id)}
+          title={t.name}
+          thumb={<TeamThumb team={t} />}
+          facts={[
+            { label: 'Looking for', value: <LookingFor team={t} />, wide: true },
+            { label: 'Members', value: t.memberCount, num: true },
+          ]}
+        />
       ))}
     </ul>
   );
