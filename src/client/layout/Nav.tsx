@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent } from 'react';
 import { Link, NavLink, useLocation } from 'react-router-dom';
 import { M } from '../../shared/messages';
 import { useLogout, useSession } from '../auth/useSession';
@@ -18,7 +18,8 @@ function Item({ to, children }: { to: string; children: string }) {
  * Top bar (spec section 2): Campaigns, Projects, Teams and Profiles always; the rest depends on
  * the session (Favorites, My, Account, Admin for admins, Logout; or Login). From 640 px the links
  * sit in the bar; below, they fold into a Menu button (a disclosure: aria-expanded and
- * aria-controls; Escape closes it and returns the focus to the button; following a link closes it).
+ * aria-controls; Escape closes it and returns the focus to the button; following a link, a click
+ * outside or the focus moving on past the last link closes it).
  */
 export function Nav() {
   const { user, isSignedIn, isAdmin, isLoading } = useSession();
@@ -44,6 +45,11 @@ export function Nav() {
     return () => document.removeEventListener('pointerdown', onPointerDown);
   }, [open]);
 
+  // the open menu covers the page: when the focus moves on past it, it closes
+  function onBlur(e: FocusEvent<HTMLElement>) {
+    if (open && !(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setOpen(false);
+  }
+
   function onKeyDown(e: KeyboardEvent<HTMLElement>) {
     if (e.key !== 'Escape' || !open) return;
     e.preventDefault();
@@ -59,7 +65,7 @@ export function Nav() {
           <img src="/favicon.svg" alt="" width={28} height={28} />
           <span>{M.brand}</span>
         </Link>
-        <nav ref={navRef} aria-label="Main" className={`main-nav${open ? ' main-nav-open' : ''}`} onKeyDown={onKeyDown}>
+        <nav ref={navRef} aria-label="Main" className={`main-nav${open ? ' main-nav-open' : ''}`} onKeyDown={onKeyDown} onBlur={onBlur}>
           {narrow && (
             <button
               ref={buttonRef}
