@@ -200,12 +200,13 @@ describe('with data', () => {
 
   it('no page scrolls sideways at 320 and 390 px, signed out, signed in and as an admin', async () => {
     const wide: string[] = [];
-    for (const who of [null, owner, admin]) {
+    // the admin's own screens as an admin; every route for a visitor and for a signed-in owner
+    for (const [who, only] of [[null, null], [owner, null], [admin, ['/admin', '/admin?tab=disputes', '/admin?tab=tokens', '/admin?tab=users', '/admin?tab=cron', '/admin/cron']]] as const) {
       const { page } = await h.newPage();
       if (who) await logIn(page, who.email);
       for (const width of [320, 390]) {
         await page.setViewportSize({ width, height: 800 });
-        for (const route of routes()) {
+        for (const route of only ?? routes()) {
           await page.goto(route);
           await loaded(page);
           const over = await sideways(page);
@@ -276,7 +277,7 @@ describe('with data', () => {
       }
     }
     // the other lists are cards at every width; their pages fit too (screenshots to look at)
-    for (const route of ['/profiles', '/favorites', '/favorites?tab=project', '/my', '/my?tab=teams', '/myCampaigns', '/myProjects', `/profiles/${owner.userId}`]) {
+    for (const route of ['/profiles', '/favorites', '/favorites?tab=project', '/favorites?tab=profile', '/my', '/my?tab=teams', '/myCampaigns', '/myProjects', `/profiles/${owner.userId}`]) {
       for (const width of [320, 390, 1280]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(route);
@@ -324,6 +325,13 @@ describe('with data', () => {
       expect(await menu.isVisible()).toBe(false);
       expect(await button.evaluate((el) => el === document.activeElement)).toBe(true);
 
+      // the focus moving on past the last link closes the menu (it would cover the page)
+      await page.keyboard.press('Enter');
+      await expect.poll(() => button.getAttribute('aria-expanded')).toBe('true');
+      for (let i = 0; i <= names.length; i++) await page.keyboard.press('Tab');
+      await expect.poll(() => button.getAttribute('aria-expanded')).toBe('false');
+      expect(await menu.isVisible()).toBe(false);
+
       // a link followed closes the menu
       await button.click();
       await nav(page).getByRole('link', { name: 'Teams' }).click();
@@ -339,6 +347,20 @@ describe('with data', () => {
     await shoot(page, 'nav-bar');
     await page.setViewportSize({ width: 1280, height: 700 });
     await shoot(page, 'nav-bar');
+  });
+
+  it('a list that fails to load says so and loads on Try again', async () => {
+    const { page } = await h.newPage();
+    // every answer to the campaigns list fails until the route is lifted
+    await page.route(/\/trpc\/[^?]*campaigns\.list/, (route) => route.fulfill({ status: 500, contentType: 'text/plain', body: 'down' }));
+    await page.goto('/campaigns');
+    const retry = page.locator('.infinite-list').getByRole('button', { name: 'Try again' });
+    await retry.waitFor();
+    expect(await page.getByRole('rowheader', { name: CAMPAIGN }).count()).toBe(0);
+    await page.unrouteAll();
+    await retry.click();
+    await page.getByRole('rowheader', { name: CAMPAIGN, exact: true }).waitFor();
+    expect(await retry.count()).toBe(0);
   });
 
   it('nothing moves when the data replaces the loading state (CLS under 0.02)', async () => {
