@@ -34,7 +34,7 @@ describe('an account from registration to a changed password', () => {
     const email = uniqueEmail('browser');
 
     await page.goto('/');
-    await expectNav(page, ['Campaigns', 'Projects', 'Login']);
+    await expectNav(page, ['Campaigns', 'Projects', 'Teams', 'Profiles', 'Login']);
     await page.locator('#main').getByText('Make cool things, show a small group of people before releasing it to the public.').waitFor();
 
     await page.getByRole('link', { name: 'Sign up', exact: true }).click();
@@ -51,7 +51,7 @@ describe('an account from registration to a changed password', () => {
     expect(link.startsWith(h.baseUrl)).toBe(true);
 
     await logIn(page, email, 'first password 1');
-    await expectNav(page, ['Campaigns', 'Projects', 'Favorites', 'My', 'Account', 'Logout']);
+    await expectNav(page, ['Campaigns', 'Projects', 'Teams', 'Profiles', 'Favorites', 'My', 'Account', 'Logout']);
     // an unverified person sees the reminder
     await page.getByRole('region', { name: 'Email verification' }).waitFor();
 
@@ -67,7 +67,7 @@ describe('an account from registration to a changed password', () => {
 
     await nav(page).getByRole('button', { name: 'Logout' }).click();
     await nav(page).getByRole('link', { name: 'Login' }).waitFor();
-    await expectNav(page, ['Campaigns', 'Projects', 'Login']);
+    await expectNav(page, ['Campaigns', 'Projects', 'Teams', 'Profiles', 'Login']);
 
     // a wrong password is refused with the server's message
     await page.goto('/login');
@@ -148,7 +148,7 @@ describe('navigation by role', () => {
     await setAdmin(h.database.db, email, true);
     await page.goto('/');
     await nav(page).getByRole('link', { name: 'Admin' }).waitFor();
-    await expectNav(page, ['Campaigns', 'Projects', 'Favorites', 'My', 'Account', 'Admin', 'Logout']);
+    await expectNav(page, ['Campaigns', 'Projects', 'Teams', 'Profiles', 'Favorites', 'My', 'Account', 'Admin', 'Logout']);
     await nav(page).getByRole('link', { name: 'Admin' }).click();
     await page.waitForURL('**/admin');
     expect(await page.getByText('You don’t have permission to view this page.').count()).toBe(0);

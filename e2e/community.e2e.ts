@@ -110,6 +110,8 @@ describe('favorites', () => {
     await expect.poll(() => favoritesOf(fan, 'profile')).toEqual([]);
     await page.getByRole('button', { name: '☆ Favorite' }).click();
     await faved.waitFor();
+    // the button turns at once; the reload waits until the server has it
+    await expect.poll(() => favoritesOf(fan, 'profile')).toEqual([maker.userId]);
     // it stays after a reload
     await page.reload();
     await page.getByRole('button', { name: '★ Favorited' }).waitFor();

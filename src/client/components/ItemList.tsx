@@ -2,15 +2,15 @@ import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'reac
 import { Link, useSearchParams } from 'react-router-dom';
 import type { Currency } from '../../shared/constants';
 import { PAGE_SIZE } from '../../shared/constants';
-import { M } from '../../shared/messages';
 import { formatMoney } from '../../shared/money';
-import { errorMessage } from '../lib/errors';
+import { useSession } from '../auth/useSession';
+import { useNarrow } from '../hooks/useNarrow';
+import { usePageTitle } from '../hooks/usePageTitle';
 import { FavoriteIdsGroup } from './FavoriteButton';
 import { GoalProgress } from './GoalProgress';
-import { InfiniteScrollSentinel } from './InfiniteScrollSentinel';
+import { EmptyState, InfiniteList, ListSkeleton, type PagedQuery } from './InfiniteList';
 import { categoryLabel } from './itemText';
-import { Loading } from './Loading';
-import { Notice } from './Notice';
+import { ListCard } from './ListCard';
 import { OwnerLink, type PersonRef } from './OwnerLink';
 
 /** What a campaign or project row needs (both DTOs have these fields). */
@@ -70,17 +70,7 @@ export function useSearchQuery(): [string, (q: string) => void] {
 }
 
 /** The slice of an infinite query result the list reads (trpc's useInfiniteQuery result fits). */
-export interface InfiniteListResult<T> {
-  data?: { pages: ListPage<T>[] };
-  isPending: boolean;
-  isError: boolean;
-  error: unknown;
-  hasNextPage: boolean;
-  isFetchingNextPage: boolean;
-  isFetchNextPageError: boolean;
-  fetchNextPage(): unknown;
-  refetch(): unknown;
-}
+export type InfiniteListResult<T> = PagedQuery<T> & { data?: { pages: ListPage<T>[] } };
 
 /** The search box bound to `?q=`: typing, then Enter or Search, updates the URL. */
 export function SearchBox({ q, onSearch, placeholder }: { q: string; onSearch(q: string): void; placeholder?: string }) {
@@ -105,17 +95,17 @@ export function SearchBox({ q, onSearch, placeholder }: { q: string; onSearch(q:
   );
 }
 
-interface ItemTableProps<T extends ListItem> {
+interface ItemRowsProps<T extends ListItem> {
   items: T[];
   /** '/campaigns' or '/projects': rows link to `${basePath}/{id}`. */
   basePath: string;
   /** The thing a row is, for accessible names ('campaign', 'project'). */
   noun: string;
   /**
-   * The Favorite slot of the actions column ('☆ Favorite'). The rows are grouped a page
-   * (PAGE_SIZE) at a time, in the order shown, and the buttons of a group ask about their ids
-   * together (FavoriteIdsGroup): one question per page of the list, and a page loaded later by
-   * infinite scroll leaves the earlier groups (and their cached answers) as they were.
+   * The Favorite button of a row ('☆ Favorite'), after Open. The buttons of one page of the
+   * list (PAGE_SIZE rows, in the order shown) share one FavoriteIdsGroup, so they ask about
+   * their ids in one request; a page that infinite scroll adds later makes a group of its own
+   * and leaves the earlier groups (and their cached answers) as they were.
    */
   renderFavorite?: (item: T) => ReactNode;
   /** A thin bar toward each row's goal (campaigns). */
@@ -129,8 +119,30 @@ function favoriteGroups(items: { _id: string }[]): string[][] {
   return groups;
 }
 
-/** The shared table of campaigns and projects (spec section 2 columns). */
-export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFavorite, showProgress = false }: ItemTableProps<T>) {
+function Thumb({ item }: { item: ListItem }) {
+  return item.imageUrl ? (
+    <img className="thumb" src={item.imageUrl} alt="" width={72} height={41} loading="lazy" />
+  ) : (
+    <span className="thumb thumb-placeholder" aria-hidden="true">
+      {item.title.trim().charAt(0).toUpperCase() || '?'}
+    </span>
+  );
+}
+
+/** Open, then Favorite (with its page's group): the actions column of a row, or a card's actions. */
+function ItemActions<T extends ListItem>({ item, href, noun, group, renderFavorite }: { item: T; href: string; noun: string; group: string[] | undefined; renderFavorite?: (item: T) => ReactNode }) {
+  return (
+    <>
+      <Link className="button button-small button-secondary" to={href} aria-label={`Open ${noun} ${item.title}`}>
+        Open
+      </Link>
+      {renderFavorite && group && <FavoriteIdsGroup ids={group}>{renderFavorite(item)}</FavoriteIdsGroup>}
+    </>
+  );
+}
+
+/** The shared table of campaigns and projects (spec section 2 columns), for screens 640 px and wider. */
+export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFavorite, showProgress = false }: ItemRowsProps<T>) {
   const groups = renderFavorite ? favoriteGroups(items) : [];
   return (
     <div className="table-wrap">
@@ -161,13 +173,7 @@ export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFav
             return (
               <tr key={item._id}>
                 <td className="thumb-cell">
-                  {item.imageUrl ? (
-                    <img className="thumb" src={item.imageUrl} alt="" loading="lazy" />
-                  ) : (
-                    <span className="thumb thumb-placeholder" aria-hidden="true">
-                      {item.title.trim().charAt(0).toUpperCase() || '?'}
-                    </span>
-                  )}
+                  <Thumb item={item} />
                 </td>
                 <th scope="row" className="title-cell">
                   <Link to={href}>{item.title}</Link>
@@ -188,10 +194,7 @@ export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFav
                   {showProgress && <RowProgress item={item} of="supporters" />}
                 </td>
                 <td className="actions-cell">
-                  <Link className="button button-small button-secondary" to={href} aria-label={`Open ${noun} ${item.title}`}>
-                    Open
-                  </Link>
-                  {renderFavorite && <FavoriteIdsGroup ids={groups[Math.floor(i / PAGE_SIZE)]}>{renderFavorite(item)}</FavoriteIdsGroup>}
+                  <ItemActions item={item} href={href} noun={noun} group={groups[Math.floor(i / PAGE_SIZE)]} renderFavorite={renderFavorite} />
                 </td>
               </tr>
             );
@@ -202,56 +205,145 @@ export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFav
   );
 }
 
-interface ItemListViewProps<T extends ListItem> {
-  list: InfiniteListResult<T>;
-  basePath: string;
-  noun: string;
-  emptyText: string;
-  renderFavorite?: (item: T) => ReactNode;
-  showProgress?: boolean;
+/**
+ * The same rows as cards, for screens narrower than 640 px: each card has the table's facts
+ * (title, creator, type, coordination, raised, support) under their column names, and its
+ * actions (Open, Favorite).
+ */
+export function ItemCards<T extends ListItem>({ items, basePath, noun, renderFavorite, showProgress = false, label }: ItemRowsProps<T> & { label: string }) {
+  const groups = renderFavorite ? favoriteGroups(items) : [];
+  return (
+    <ul className="list-cards item-cards" aria-label={label}>
+      {items.map((item, i) => {
+        const href = `${basePath}/${encodeURIComponent(item._id)}`;
+        return (
+          <ListCard
+            key={item._id}
+            href={href}
+            title={item.title}
+            thumb={<Thumb item={item} />}
+            facts={[
+              { label: 'Creator', value: <OwnerLink person={item.ownerId} /> },
+              { label: 'Type', value: <span className="type-badge">{categoryLabel(item.type)}</span> },
+              { label: 'Coordination', value: item.coordination, wide: true },
+              {
+                label: 'Raised',
+                num: true,
+                value: (
+                  <>
+                    {formatMoney(item.totalRaised, item.currency)}
+                    {showProgress && <RowProgress item={item} of="amount" />}
+                  </>
+                ),
+              },
+              {
+                label: 'Support',
+                num: true,
+                value: (
+                  <>
+                    {item.supporters}
+                    {showProgress && <RowProgress item={item} of="supporters" />}
+                  </>
+                ),
+              },
+            ]}
+            actions={<ItemActions item={item} href={href} noun={noun} group={groups[Math.floor(i / PAGE_SIZE)]} renderFavorite={renderFavorite} />}
+          />
+        );
+      })}
+    </ul>
+  );
 }
 
-/** The table with its states: Loading, an error, the empty text, infinite scroll and 'End of results'. */
-export function ItemListView<T extends ListItem>({ list, basePath, noun, emptyText, renderFavorite, showProgress }: ItemListViewProps<T>) {
-  if (list.isPending) return <Loading />;
-  if (list.isError && !list.data) {
-    return (
-      <div className="list-error">
-        <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-        <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-          Try again
-        </button>
-      </div>
-    );
-  }
-  const pages = list.data?.pages ?? [];
-  const items = pages.flatMap((p) => p.items);
-  const total = pages[pages.length - 1]?.total ?? items.length;
-  const capped = pages[pages.length - 1]?.totalCapped === true;
-  if (!items.length) return <p className="empty-state muted">{emptyText}</p>;
+/** The loading shape of the campaigns and projects list: the table's head and rows of a row's height, or cards. */
+function ItemSkeleton({ narrow }: { narrow: boolean }) {
+  return <ListSkeleton kind={narrow ? 'card' : 'row'} rows={narrow ? 4 : 10} />;
+}
+
+interface ItemListViewProps<T extends ListItem> extends Omit<ItemRowsProps<T>, 'items'> {
+  list: InfiniteListResult<T>;
+  /** The list's accessible name in card form ('Campaigns'). */
+  label: string;
+  /** The empty state (the spec's empty text and the next step). */
+  empty: ReactNode;
+}
+
+/** Campaigns or projects with every list state: a table from 640 px, cards below; infinite scroll and 'End of results'. */
+export function ItemListView<T extends ListItem>({ list, label, empty, ...rows }: ItemListViewProps<T>) {
+  const narrow = useNarrow();
+  const last = list.data?.pages[list.data.pages.length - 1];
   return (
-    <>
-      <p className="list-count muted" aria-live="polite">
-        Showing {items.length} of {Math.max(total, items.length)}
-        {capped ? '+' : ''}
-      </p>
-      <ItemTable items={items} basePath={basePath} noun={noun} renderFavorite={renderFavorite} showProgress={showProgress} />
-      <InfiniteScrollSentinel
-        hasMore={list.hasNextPage}
-        loading={list.isFetchingNextPage}
-        failed={list.isFetchNextPageError}
-        onLoadMore={() => void list.fetchNextPage()}
-      />
-      {list.isFetchingNextPage && <Loading />}
-      {list.isFetchNextPageError && (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
-            Try again
-          </button>
-        </div>
-      )}
-      {!list.hasNextPage && !list.isFetchingNextPage && <p className="end-of-results muted">{M.endOfResults}</p>}
-    </>
+    <InfiniteList
+      query={list}
+      items={list.data?.pages.flatMap((p) => p.items)}
+      empty={empty}
+      count={last && { total: last.total, capped: last.totalCapped === true }}
+      endText
+      skeleton={<ItemSkeleton narrow={narrow} />}
+    >
+      {(items) => (narrow ? <ItemCards items={items} label={label} {...rows} /> : <ItemTable items={items} {...rows} />)}
+    </InfiniteList>
+  );
+}
+
+interface ItemListPageProps<T extends ListItem> extends Omit<ItemListViewProps<T>, 'list' | 'empty' | 'label'> {
+  /** The page's title and heading ('Campaigns'). */
+  title: string;
+  /** The search box's placeholder. */
+  searchPlaceholder: string;
+  /** The spec's empty text ('No campaigns found.'). */
+  emptyText: string;
+  /** What the list is for, said when it is empty. */
+  purpose: string;
+  /** Where a new one is made ('/campaigns/new') and its button text ('+ New campaign'); `startText` is the empty list's next step. */
+  newPath: string;
+  newText: string;
+  startText: string;
+  /** The infinite query of the list for a search `q`. */
+  useList(q: string): InfiniteListResult<T>;
+}
+
+/**
+ * /campaigns and /projects (spec section 2): the heading with the New button for signed-in
+ * people, the search bound to ?q=, and the list. An empty list (no search) says what the list is
+ * for and offers the next step: start one when signed in, sign up otherwise.
+ */
+export function ItemListPage<T extends ListItem>({ title, searchPlaceholder, emptyText, purpose, newPath, newText, startText, useList, ...view }: ItemListPageProps<T>) {
+  usePageTitle(title);
+  const { isSignedIn, isLoading } = useSession();
+  const [q, setQ] = useSearchQuery();
+  const list = useList(q);
+  const empty = q ? (
+    <EmptyState text={emptyText} hint="Try other words, or clear the search." action={<Link className="button button-secondary" to={{ search: '' }}>Show all</Link>} />
+  ) : (
+    <EmptyState
+      text={emptyText}
+      hint={purpose}
+      action={
+        isLoading ? null : isSignedIn ? (
+          <Link className="button" to={newPath}>
+            {startText}
+          </Link>
+        ) : (
+          <Link className="button" to="/register">
+            Sign up to start one
+          </Link>
+        )
+      }
+    />
+  );
+  return (
+    <section className="page list-page">
+      <div className="page-head">
+        <h1>{title}</h1>
+        {isSignedIn && (
+          <Link className="button" to={newPath}>
+            {newText}
+          </Link>
+        )}
+      </div>
+      <SearchBox q={q} onSearch={setQ} placeholder={searchPlaceholder} />
+      <ItemListView list={list} label={title} empty={empty} {...view} />
+    </section>
   );
 }

@@ -3,11 +3,10 @@ import { PAGE_SIZE, TEAM_TABLE_ROLES } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import type { TeamDto } from '../../shared/schemas/teams';
 import { useSession } from '../auth/useSession';
-import { errorMessage } from '../lib/errors';
 import { trpc } from '../trpc';
+import { InfiniteList } from './InfiniteList';
 import { Loading } from './Loading';
-import { Notice } from './Notice';
-import { InfiniteTail, nextCursorOf, teamsOf } from './TeamRows';
+import { nextCursorOf } from './TeamRows';
 
 const ROLE_TEXT: Record<TeamDto['members'][number]['role'], string> = { member: 'Member', manager: 'Manager' };
 
@@ -29,7 +28,6 @@ export function firstRoles(team: Pick<TeamDto, 'members'>): string {
 export function ProjectTeams({ projectId }: { projectId: string }) {
   const { user, isSignedIn } = useSession();
   const teams = trpc.teams.ofProject.useInfiniteQuery({ projectId, limit: PAGE_SIZE }, { getNextPageParam: nextCursorOf });
-  const items = teamsOf(teams);
   return (
     <section className="card project-teams" aria-labelledby="project-teams-heading">
       <div className="section-head">
@@ -40,14 +38,8 @@ export function ProjectTeams({ projectId }: { projectId: string }) {
           </Link>
         )}
       </div>
-      {teams.isPending ? (
-        <Loading />
-      ) : !teams.data ? (
-        <Notice kind="error">{errorMessage(teams.error, M.teamsLoadFailed)}</Notice>
-      ) : items.length === 0 && !teams.hasNextPage ? (
-        <p className="muted">No teams yet.</p>
-      ) : (
-        <>
+      <InfiniteList className="infinite-list-inline" query={teams} failedText={M.teamsLoadFailed} empty={<p className="muted">No teams yet.</p>} skeleton={<Loading />}>
+        {(items) => (
           <div className="table-wrap">
             <table className="table project-teams-table">
               <thead>
@@ -88,9 +80,8 @@ export function ProjectTeams({ projectId }: { projectId: string }) {
               </tbody>
             </table>
           </div>
-          <InfiniteTail query={teams} />
-        </>
-      )}
+        )}
+      </InfiniteList>
     </section>
   );
 }

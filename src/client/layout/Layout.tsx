@@ -1,12 +1,18 @@
 import { Suspense } from 'react';
 import { Outlet, ScrollRestoration } from 'react-router-dom';
 import { M } from '../../shared/messages';
+import { useSession } from '../auth/useSession';
 import { Loading } from '../components/Loading';
 import { Nav } from './Nav';
 import { VerifyEmailBanner } from './VerifyEmailBanner';
 
-/** The shared layout of every route except /admin/cron. */
+/**
+ * The shared layout of every route except /admin/cron. Until the first session check answers,
+ * the page is laid out (and asks for its data) but not shown: the verification banner and the
+ * page then appear together, so the banner never pushes a page that is already on screen.
+ */
 export function Layout() {
+  const { isLoading } = useSession();
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -14,7 +20,7 @@ export function Layout() {
       </a>
       <Nav />
       <VerifyEmailBanner />
-      <main id="main" className="main" tabIndex={-1}>
+      <main id="main" className={isLoading ? 'main main-pending' : 'main'} tabIndex={-1}>
         <Suspense fallback={<Loading />}>
           <Outlet />
         </Suspense>

@@ -1,12 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
 import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { FavoriteDto } from '../../../shared/schemas/community';
 import { CompactItemList } from '../../components/CompactItemList';
 import { setFavoriteInCache, type FavoriteTargetType } from '../../components/FavoriteButton';
-import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
-import { Loading } from '../../components/Loading';
+import { EmptyState, InfiniteList, itemsOf, ListSkeleton } from '../../components/InfiniteList';
 import { Notice } from '../../components/Notice';
 import { PersonSummary } from '../../components/PersonSummary';
 import { Tabs, useTabParam } from '../../components/Tabs';
@@ -64,18 +64,6 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
     },
   });
 
-  if (list.isPending) return <Loading />;
-  if (list.isError && !list.data) {
-    return (
-      <div className="list-error">
-        <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-        <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-          Try again
-        </button>
-      </div>
-    );
-  }
-  const items = list.data.pages.flatMap((p) => p.items).filter((f) => f.targetType === type);
   const removing = (f: FavoriteDto) => remove.isPending && remove.variables?.targetId === f.targetId;
   const unfavorite = (f: FavoriteDto, nameId?: string) => (
     <button
@@ -89,51 +77,61 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
     </button>
   );
 
+  const browse = BROWSE[type];
   return (
     <>
       {remove.isError && <Notice kind="error">{errorMessage(remove.error, M.requestFailed)}</Notice>}
-      {!items.length ? (
-        // a page of only hidden things is not the end: the sentinel below asks for the next one
-        !list.hasNextPage && <p className="empty-state muted">{M.noFavorites}</p>
-      ) : type === 'profile' ? (
-        <ul className="people-rows" aria-label="Favorite profiles">
-          {items.map((f) => f.profile && <FavoriteProfile key={f._id} fav={f} action={unfavorite} />)}
-        </ul>
-      ) : type === 'campaign' ? (
-        <CompactItemList
-          items={items.flatMap((f) => (f.campaign ? [{ ...f.campaign, fav: f }] : []))}
-          basePath="/campaigns"
-          noun="campaign"
-          label="Favorite campaigns"
-          renderActions={(c, titleId) => unfavorite(c.fav, titleId)}
-        />
-      ) : (
-        <CompactItemList
-          items={items.flatMap((f) => (f.project ? [{ ...f.project, fav: f }] : []))}
-          basePath="/projects"
-          noun="project"
-          label="Favorite projects"
-          renderActions={(p, titleId) => unfavorite(p.fav, titleId)}
-        />
-      )}
-      <InfiniteScrollSentinel
-        hasMore={list.hasNextPage}
-        loading={list.isFetchingNextPage}
-        failed={list.isFetchNextPageError}
-        onLoadMore={() => void list.fetchNextPage()}
-      />
-      {list.isFetchingNextPage && <Loading />}
-      {list.isFetchNextPageError && (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
-            Try again
-          </button>
-        </div>
-      )}
+      <InfiniteList
+        query={list}
+        // only the tab's own kind (a page may be short when favorites of hidden things were left out)
+        items={itemsOf(list).filter((f) => f.targetType === type)}
+        empty={
+          <EmptyState
+            text={M.noFavorites}
+            hint={`Use the ☆ Favorite button on ${browse.what} to keep them here.`}
+            action={
+              <Link className="button button-secondary" to={browse.to}>
+                {browse.text}
+              </Link>
+            }
+          />
+        }
+        skeleton={<ListSkeleton kind="card" rows={4} />}
+      >
+        {(items) =>
+          type === 'profile' ? (
+            <ul className="people-rows" aria-label="Favorite profiles">
+              {items.map((f) => f.profile && <FavoriteProfile key={f._id} fav={f} action={unfavorite} />)}
+            </ul>
+          ) : type === 'campaign' ? (
+            <CompactItemList
+              items={items.flatMap((f) => (f.campaign ? [{ ...f.campaign, fav: f }] : []))}
+              basePath="/campaigns"
+              noun="campaign"
+              label="Favorite campaigns"
+              renderActions={(c, titleId) => unfavorite(c.fav, titleId)}
+            />
+          ) : (
+            <CompactItemList
+              items={items.flatMap((f) => (f.project ? [{ ...f.project, fav: f }] : []))}
+              basePath="/projects"
+              noun="project"
+              label="Favorite projects"
+              renderActions={(p, titleId) => unfavorite(p.fav, titleId)}
+            />
+          )
+        }
+      </InfiniteList>
     </>
   );
 }
+
+/** Where each tab's favorites come from: the empty tab's next step. */
+const BROWSE: Record<FavoriteTargetType, { what: string; to: string; text: string }> = {
+  campaign: { what: 'a campaign', to: '/campaigns', text: 'Browse campaigns' },
+  project: { what: 'a project', to: '/projects', text: 'Browse projects' },
+  profile: { what: 'a profile', to: '/profiles', text: 'Browse profiles' },
+};
 
 function FavoriteProfile({ fav, action }: { fav: FavoriteDto; action(f: FavoriteDto, nameId?: string): ReactNode }) {
   const nameId = useId();

@@ -1,14 +1,13 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { MAX_PAGE_SIZE, PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
+import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { CompactItemList } from '../../components/CompactItemList';
 import { InfiniteCompactList } from '../../components/InfiniteCompactList';
+import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
 import { nextPageParam } from '../../components/ItemList';
-import { Loading } from '../../components/Loading';
-import { Notice } from '../../components/Notice';
 import { nextCursorOf, TeamRows } from '../../components/TeamRows';
-import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 import { OwnCampaignFunds } from './OwnCampaignFunds';
 
@@ -18,43 +17,22 @@ function nextFullPage<T>(last: { items: T[]; total: number; nextCursor: string |
   return last.nextCursor && last.items.length >= MAX_PAGE_SIZE && loaded < last.total ? last.nextCursor : undefined;
 }
 
+/** The two parts of my campaigns: active (the execution date is not past), then past. */
+const SECTIONS = [
+  { id: 'active-campaigns', heading: 'Active', past: false, none: 'No active campaigns.' },
+  { id: 'past-campaigns', heading: 'Past', past: true, none: 'No past campaigns.' },
+] as const;
+
 /**
  * The signed-in person's own campaigns, split into Active and Past (past: the execution date is
  * earlier than now, the API's isPast). Every page is loaded, so each section is complete. Each row
- * has an Edit link and a "Funds" disclosure with the campaign's Funds panel; its balance is only loaded once opened.
+ * has a "Funds" disclosure with the campaign's Funds panel; its balance is only loaded once opened.
  */
 export function OwnCampaigns({ userId }: { userId: string }) {
   /** The campaign whose Funds panel is open (one at a time). */
   const [fundsOpen, setFundsOpen] = useState<string | null>(null);
   const list = trpc.users.campaigns.useInfiniteQuery({ userId, limit: MAX_PAGE_SIZE }, { getNextPageParam: nextFullPage });
-  const { hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage } = list;
-  useEffect(() => {
-    if (hasNextPage && !isFetchingNextPage && !isFetchNextPageError) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage]);
-
-  if (list.isPending) return <Loading />;
-  if (list.isError && !list.data) {
-    return (
-      <div className="list-error">
-        <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-        <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-          Try again
-        </button>
-      </div>
-    );
-  }
-  const items = list.data.pages.flatMap((p) => p.items);
-  if (!items.length) {
-    return (
-      <div className="empty-state">
-        <p className="muted">{M.noCampaigns}</p>
-        <Link className="button button-secondary" to="/campaigns/new">
-          + New campaign
-        </Link>
-      </div>
-    );
-  }
-  const fundsOf = (c: (typeof items)[number], titleId: string) => (
+  const fundsOf = (c: CampaignDto, titleId: string) => (
     <>
       <Link className="button button-secondary button-small" to={`/campaigns/${encodeURIComponent(c._id)}/edit`} aria-describedby={titleId}>
         Edit
@@ -62,45 +40,78 @@ export function OwnCampaigns({ userId }: { userId: string }) {
       <OwnCampaignFunds campaign={c} titleId={titleId} open={fundsOpen === c._id} onToggle={() => setFundsOpen((id) => (id === c._id ? null : c._id))} />
     </>
   );
-  const active = items.filter((c) => !c.isPast);
-  const past = items.filter((c) => c.isPast);
+  const empty = (
+    <EmptyState
+      text={M.noCampaigns}
+      hint="A campaign collects donations or support for something you want to make happen."
+      action={
+        <Link className="button" to="/campaigns/new">
+          Start your first campaign
+        </Link>
+      }
+    />
+  );
   return (
-    <div className="own-campaigns">
-      <section aria-labelledby="active-campaigns">
-        <h2 id="active-campaigns">Active</h2>
-        {active.length ? (
-          <CompactItemList items={active} basePath="/campaigns" noun="campaign" label="Active campaigns" renderActions={fundsOf} />
-        ) : (
-          <p className="muted">No active campaigns.</p>
-        )}
-      </section>
-      <section aria-labelledby="past-campaigns">
-        <h2 id="past-campaigns">Past</h2>
-        {past.length ? <CompactItemList items={past} basePath="/campaigns" noun="campaign" label="Past campaigns" renderActions={fundsOf} /> : <p className="muted">No past campaigns.</p>}
-      </section>
-      {list.isFetchingNextPage && <Loading />}
-      {list.isFetchNextPageError && (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
-            Try again
-          </button>
+    <InfiniteList query={list} empty={empty} more="all" skeleton={<ListSkeleton kind="card" rows={4} />}>
+      {(items) => (
+        <div className="own-campaigns">
+          {SECTIONS.map(({ id, heading, past, none }) => {
+            const shown = items.filter((c) => c.isPast === past);
+            return (
+              <section key={id} aria-labelledby={id}>
+                <h2 id={id}>{heading}</h2>
+                {shown.length ? (
+                  <CompactItemList items={shown} basePath="/campaigns" noun="campaign" label={`${heading} campaigns`} renderActions={fundsOf} />
+                ) : (
+                  <p className="muted">{none}</p>
+                )}
+              </section>
+            );
+          })}
         </div>
       )}
-    </div>
+    </InfiniteList>
   );
 }
 
 /** The signed-in person's own projects (projects.list my=true), with infinite scroll. */
 export function OwnProjects() {
   const list = trpc.projects.list.useInfiniteQuery({ my: true, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
-  return <InfiniteCompactList list={list} basePath="/projects" noun="project" label="My projects" emptyText={M.myProjectsPlaceholder} />;
+  return (
+    <InfiniteCompactList
+      list={list}       basePath="/projects"
+      noun="project"
+      label="My projects"
+      empty={
+        <EmptyState
+          text={M.myProjectsPlaceholder}
+          hint="A project gathers people and teams around a piece of work."
+          action={
+            <Link className="button" to="/projects/new">
+              Start your first project
+            </Link>
+          }
+        />
+      }
+    />
+  );
 }
 
 /** Teams I own or belong to (teams.mine), with pending invites and requests marked; pages of 20 with infinite scroll. */
 export function OwnTeams() {
   const teams = trpc.teams.mine.useInfiniteQuery({ limit: PAGE_SIZE }, { getNextPageParam: nextCursorOf });
-  return <TeamRows query={teams} label="My teams" emptyText="Your teams will appear here." showMyStatus />;
+  const empty = (
+    <EmptyState
+      text="Your teams will appear here."
+      hint="Teams you create, join or are invited to are listed here."
+      action={
+        <Link className="button button-secondary" to="/teams">
+          Find a team to join
+        </Link>
+      }
+    />
+  );
+  return <TeamRows query={teams} label="My teams" empty={empty} showMyStatus />;
 }
 
 /** A '+ Create' link above a tab's list. */

@@ -5,6 +5,7 @@ import type { PublicUserDto } from '../../../shared/schemas/user';
 import { useSession } from '../../auth/useSession';
 import { FavoriteButton } from '../../components/FavoriteButton';
 import { InfiniteCompactList } from '../../components/InfiniteCompactList';
+import { EmptyState } from '../../components/InfiniteList';
 import { nextPageParam } from '../../components/ItemList';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
@@ -140,15 +141,15 @@ function BlockControl({ userId }: { userId: string }) {
 
 function CampaignsTab({ userId, name }: { userId: string; name: string }) {
   const list = trpc.users.campaigns.useInfiniteQuery({ userId, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
-  return <InfiniteCompactList list={list} basePath="/campaigns" noun="campaign" label={`Campaigns by ${name}`} emptyText={M.noCampaigns} />;
+  return <InfiniteCompactList list={list} basePath="/campaigns" noun="campaign" label={`Campaigns by ${name}`} empty={<EmptyState text={M.noCampaigns} />} />;
 }
 
 function ProjectsTab({ userId, name }: { userId: string; name: string }) {
   const list = trpc.projects.list.useInfiniteQuery({ ownerId: userId, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
-  return <InfiniteCompactList list={list} basePath="/projects" noun="project" label={`Projects by ${name}`} emptyText={M.noProjects} />;
+  return <InfiniteCompactList list={list} basePath="/projects" noun="project" label={`Projects by ${name}`} empty={<EmptyState text={M.noProjects} />} />;
 }
 
 function TeamsTab({ userId, name }: { userId: string; name: string }) {
   const teams = trpc.teams.ofUser.useInfiniteQuery({ userId, limit: PAGE_SIZE }, { getNextPageParam: nextCursorOf });
-  return <TeamRows query={teams} label={`Teams of ${name}`} emptyText="No teams yet." />;
+  return <TeamRows query={teams} label={`Teams of ${name}`} empty={<EmptyState text="No teams yet." />} />;
 }

@@ -1,17 +1,14 @@
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router-dom';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
 import { PROFILE_LIST_TAGS, PROFILE_PAGE_SIZES, USER_SEARCH_DEBOUNCE_MS } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { normaliseTags } from '../../../shared/schemas/common';
-import type { PublicUserDto } from '../../../shared/schemas/user';
-import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
-import { Loading } from '../../components/Loading';
-import { Notice } from '../../components/Notice';
+import { useSession } from '../../auth/useSession';
+import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
 import { PersonSummary } from '../../components/PersonSummary';
 import { TagInput } from '../../components/TagInput';
 import { usePageTitle } from '../../hooks/usePageTitle';
-import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 
 type PageSize = (typeof PROFILE_PAGE_SIZES)[number];
@@ -73,6 +70,7 @@ function useDirectoryFilter(): [DirectoryFilter, (patch: Partial<DirectoryFilter
 export default function ProfilesPage() {
   usePageTitle('Profiles');
   const utils = trpc.useUtils();
+  const { isSignedIn, isLoading } = useSession();
   const [filter, setFilter] = useDirectoryFilter();
   const searchId = useId();
   const sizeId = useId();
@@ -105,20 +103,8 @@ export default function ProfilesPage() {
     placeholderData: keepPreviousData,
   });
 
-  // pages are offsets: someone who signed up meanwhile could appear twice; show each person once
-  const people = useMemo(() => {
-    const seen = new Set<string>();
-    const out: PublicUserDto[] = [];
-    for (const page of list.data?.pages ?? []) {
-      for (const u of page.items) {
-        if (seen.has(u._id)) continue;
-        seen.add(u._id);
-        out.push(u);
-      }
-    }
-    return out;
-  }, [list.data]);
   const total = list.data?.pages[list.data.pages.length - 1]?.total ?? 0;
+  const filtered = Boolean(filter.q || filter.tags.length);
 
   // Enter in the search box searches at once
   function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -155,22 +141,27 @@ export default function ProfilesPage() {
         </div>
       </form>
 
-      {list.isPending ? (
-        <Loading />
-      ) : list.isError && !list.data ? (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
-      ) : !people.length ? (
-        <p className="empty-state muted">{M.noUsersFound}</p>
-      ) : (
-        <>
-          <p className="list-count muted" aria-live="polite">
-            Showing {people.length} of {Math.max(total, people.length)}
-          </p>
+      <InfiniteList
+        query={list}
+        empty={
+          <EmptyState
+            text={M.noUsersFound}
+            hint={filtered ? 'Try another name, fewer tags, or untick Match all tags.' : 'Everyone who signs up is listed here, with the tags they chose.'}
+            action={
+              !filtered && !isSignedIn && !isLoading ? (
+                <Link className="button" to="/register">
+                  Sign up to be the first
+                </Link>
+              ) : null
+            }
+          />
+        }
+        count={{ total }}
+        endText
+        skeleton={<ListSkeleton kind="card" rows={6} />}
+      >
+        {(people) => (
+          // pages are offsets: someone who signed up meanwhile could appear twice; InfiniteList shows each person once
           <ul className="people-rows directory-list" aria-label="People" aria-busy={list.isPlaceholderData || undefined}>
             {people.map((u) => (
               <li key={u._id} className="people-row">
@@ -178,24 +169,8 @@ export default function ProfilesPage() {
               </li>
             ))}
           </ul>
-          <InfiniteScrollSentinel
-            hasMore={list.hasNextPage && !list.isPlaceholderData}
-            loading={list.isFetchingNextPage}
-            failed={list.isFetchNextPageError}
-            onLoadMore={() => void list.fetchNextPage()}
-          />
-          {list.isFetchingNextPage && <Loading />}
-          {list.isFetchNextPageError && (
-            <div className="list-error">
-              <Notice kind="error">{errorMessage(list.error, M.requestFailed)}</Notice>
-              <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
-                Try again
-              </button>
-            </div>
-          )}
-          {!list.hasNextPage && !list.isFetchingNextPage && <p className="end-of-results muted">{M.endOfResults}</p>}
-        </>
-      )}
+        )}
+      </InfiniteList>
     </section>
   );
 }

@@ -1,36 +1,26 @@
-import { Link } from 'react-router-dom';
 import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
-import { useSession } from '../../auth/useSession';
 import { FavoriteButton } from '../../components/FavoriteButton';
-import { ItemListView, nextPageParam, SearchBox, useSearchQuery } from '../../components/ItemList';
-import { usePageTitle } from '../../hooks/usePageTitle';
+import { ItemListPage, nextPageParam } from '../../components/ItemList';
 import { trpc } from '../../trpc';
 
-/** /projects (accepts q): search bound to ?q=, the projects table, infinite scroll. */
+const useProjects = (q: string) => trpc.projects.list.useInfiniteQuery({ q, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
+
+/** /projects (accepts q): search bound to ?q=, the projects table (cards on small screens), infinite scroll. */
 export default function ProjectsPage() {
-  usePageTitle(M.navProjects);
-  const { isSignedIn } = useSession();
-  const [q, setQ] = useSearchQuery();
-  const list = trpc.projects.list.useInfiniteQuery({ q, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
   return (
-    <section className="page list-page">
-      <div className="page-head">
-        <h1>{M.navProjects}</h1>
-        {isSignedIn && (
-          <Link className="button" to="/projects/new">
-            + New project
-          </Link>
-        )}
-      </div>
-      <SearchBox q={q} onSearch={setQ} placeholder="Search projects by title, tag or description" />
-      <ItemListView
-        list={list}
-        basePath="/projects"
-        noun="project"
-        emptyText={M.noProjects}
-        renderFavorite={(item) => <FavoriteButton targetType="project" targetId={item._id} itemName={item.title} mode="oneWay" />}
-      />
-    </section>
+    <ItemListPage
+      title={M.navProjects}
+      searchPlaceholder="Search projects by title, tag or description"
+      emptyText={M.noProjects}
+      purpose="Projects gather people and teams around a piece of work, with or without a fundraiser."
+      newPath="/projects/new"
+      newText="+ New project"
+      startText="Start the first project"
+      useList={useProjects}
+      basePath="/projects"
+      noun="project"
+      renderFavorite={(item) => <FavoriteButton targetType="project" targetId={item._id} itemName={item.title} mode="oneWay" />}
+    />
   );
 }

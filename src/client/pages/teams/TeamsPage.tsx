@@ -5,13 +5,12 @@ import { M } from '../../../shared/messages';
 import { normaliseTags } from '../../../shared/schemas/common';
 import type { TeamDto } from '../../../shared/schemas/teams';
 import { useSession } from '../../auth/useSession';
-import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
+import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
+import { ListCard } from '../../components/ListCard';
 import { nextPageParam, SearchBox, useSearchQuery, type InfiniteListResult } from '../../components/ItemList';
-import { Loading } from '../../components/Loading';
-import { Notice } from '../../components/Notice';
 import { TagInput } from '../../components/TagInput';
+import { useNarrow } from '../../hooks/useNarrow';
 import { usePageTitle } from '../../hooks/usePageTitle';
-import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
 import { teamPath } from './teamParts';
 
@@ -36,7 +35,7 @@ function useTagFilter(): [string[], (tags: string[]) => void] {
   return [tags, set];
 }
 
-/** /teams: search (?q=) and a tag filter, the teams table, infinite scroll. */
+/** /teams: search (?q=) and a tag filter, the teams table (cards below 640 px), infinite scroll. */
 export default function TeamsPage() {
   usePageTitle('Teams');
   const { isSignedIn } = useSession();
@@ -59,52 +58,89 @@ export default function TeamsPage() {
       <div className="team-tag-filter">
         <TagInput label="Filter by tag" hint={tags.length > 1 ? `the first tag (${tag}) is used` : 'teams looking for it'} tags={tags} onChange={setTags} />
       </div>
-      <TeamList list={list} />
+      <TeamList list={list} filtered={Boolean(q || tag)} />
     </section>
   );
 }
 
-function TeamList({ list }: { list: InfiniteListResult<TeamDto> }) {
-  if (list.isPending) return <Loading />;
-  if (list.isError && !list.data) {
-    return (
-      <div className="list-error">
-        <Notice kind="error">{errorMessage(list.error, M.teamsLoadFailed)}</Notice>
-        <button type="button" className="button button-secondary" onClick={() => void list.refetch()}>
-          Try again
-        </button>
-      </div>
-    );
-  }
-  const pages = list.data?.pages ?? [];
-  // keyset pages cannot repeat a team, but a team made meanwhile could shift an offset: show each once
-  const seen = new Set<string>();
-  const items = pages.flatMap((p) => p.items).filter((t) => (seen.has(t._id) ? false : (seen.add(t._id), true)));
-  const total = pages[pages.length - 1]?.total ?? items.length;
-  if (!items.length) return <p className="empty-state muted">{NO_TEAMS}</p>;
+function TeamList({ list, filtered }: { list: InfiniteListResult<TeamDto>; filtered: boolean }) {
+  const narrow = useNarrow();
+  const { isSignedIn, isLoading } = useSession();
+  const last = list.data?.pages[list.data.pages.length - 1];
+  const empty = filtered ? (
+    <EmptyState text={NO_TEAMS} hint="Try other words or another tag, or clear the search." />
+  ) : (
+    <EmptyState
+      text={NO_TEAMS}
+      hint="Teams gather people around a project, and say which skills they are looking for."
+      action={
+        isLoading ? null : isSignedIn ? (
+          <Link className="button" to="/teams/new">
+            Create the first team
+          </Link>
+        ) : (
+          <Link className="button" to="/register">
+            Sign up to start one
+          </Link>
+        )
+      }
+    />
+  );
   return (
-    <>
-      <p className="list-count muted" aria-live="polite">
-        Showing {items.length} of {Math.max(total, items.length)}
-      </p>
-      <TeamTable teams={items} />
-      <InfiniteScrollSentinel
-        hasMore={list.hasNextPage}
-        loading={list.isFetchingNextPage}
-        failed={list.isFetchNextPageError}
-        onLoadMore={() => void list.fetchNextPage()}
-      />
-      {list.isFetchingNextPage && <Loading />}
-      {list.isFetchNextPageError && (
-        <div className="list-error">
-          <Notice kind="error">{errorMessage(list.error, M.teamsLoadFailed)}</Notice>
-          <button type="button" className="button button-secondary" onClick={() => void list.fetchNextPage()}>
-            Try again
-          </button>
-        </div>
-      )}
-      {!list.hasNextPage && !list.isFetchingNextPage && <p className="end-of-results muted">{M.endOfResults}</p>}
-    </>
+    <InfiniteList
+      query={list}
+      failedText={M.teamsLoadFailed}
+      empty={empty}
+      count={last && { total: last.total }}
+      endText
+      skeleton={<ListSkeleton kind={narrow ? 'card' : 'row'} rows={narrow ? 4 : 10} />}
+    >
+      {(teams) => (narrow ? <TeamCards teams={teams} /> : <TeamTable teams={teams} />)}
+    </InfiniteList>
+  );
+}
+
+function TeamThumb({ team: t }: { team: TeamDto }) {
+  return t.imageUrl ? (
+    <img className="thumb" src={t.imageUrl} alt="" width={72} height={41} loading="lazy" />
+  ) : (
+    <span className="thumb thumb-placeholder" aria-hidden="true">
+      {t.name.trim().charAt(0).toUpperCase() || '?'}
+    </span>
+  );
+}
+
+function LookingFor({ team: t }: { team: TeamDto }) {
+  return t.tags.length > 0 ? (
+    <ul className="tag-pills" aria-label={`${t.name} is looking for`}>
+      {t.tags.slice(0, TEAM_LIST_TAGS).map((tag) => (
+        <li key={tag}>
+          <span className="tag-pill">{tag}</span>
+        </li>
+      ))}
+    </ul>
+  ) : (
+    <span className="muted">—</span>
+  );
+}
+
+/** The teams as cards below 640 px: the table's facts (name, looking for, members) under their column names. */
+function TeamCards({ teams }: { teams: TeamDto[] }) {
+  return (
+    <ul className="list-cards team-cards" aria-label="Teams">
+      {teams.map((t) => (
+        <ListCard
+          key={t._id}
+          href={teamPath(t._id)}
+          title={t.name}
+          thumb={<TeamThumb team={t} />}
+          facts={[
+            { label: 'Looking for', value: <LookingFor team={t} />, wide: true },
+            { label: 'Members', value: t.memberCount, num: true },
+          ]}
+        />
+      ))}
+    </ul>
   );
 }
 
@@ -128,29 +164,13 @@ function TeamTable({ teams }: { teams: TeamDto[] }) {
           {teams.map((t) => (
             <tr key={t._id}>
               <td className="thumb-cell">
-                {t.imageUrl ? (
-                  <img className="thumb" src={t.imageUrl} alt="" loading="lazy" />
-                ) : (
-                  <span className="thumb thumb-placeholder" aria-hidden="true">
-                    {t.name.trim().charAt(0).toUpperCase() || '?'}
-                  </span>
-                )}
+                <TeamThumb team={t} />
               </td>
               <th scope="row" className="title-cell">
                 <Link to={teamPath(t._id)}>{t.name}</Link>
               </th>
               <td>
-                {t.tags.length > 0 ? (
-                  <ul className="tag-pills" aria-label={`${t.name} is looking for`}>
-                    {t.tags.slice(0, TEAM_LIST_TAGS).map((tag) => (
-                      <li key={tag}>
-                        <span className="tag-pill">{tag}</span>
-                      </li>
-                    ))}
-                  </ul>
-                ) : (
-                  <span className="muted">—</span>
-                )}
+                <LookingFor team={t} />
               </td>
               <td className="num">{t.memberCount}</td>
             </tr>
