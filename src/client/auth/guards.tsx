@@ -21,14 +21,15 @@ export function RequireSignIn({ children }: { children: ReactNode }) {
 /** The heading of the page a signed-out person meets on a signed-in page. */
 const SIGN_IN_TITLE = 'Log in to continue';
 
-function SignInRequired() {
+/** What a signed-out person sees on a signed-in page: a heading, `message`, and Log in back to here. */
+export function SignInRequired({ message = M.signInRequired }: { message?: string }) {
   usePageTitle(SIGN_IN_TITLE);
   const { pathname, search, hash } = useLocation();
   return (
     <section className="page page-narrow">
       <div className="card center">
         <h1>{SIGN_IN_TITLE}</h1>
-        <p>{M.signInRequired}</p>
+        <p>{message}</p>
         <div className="button-row center-row">
           <Link className="button" to={loginPathFor(`${pathname}${search}${hash}`)}>
             Log in
