@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
+import { appRouteNames, matchAppRoute } from '../src/shared/routes';
 import { call, PASSWORD, signUp } from '../test/helpers';
 import { settle, startHarness, type Harness } from './harness';
 
@@ -183,6 +184,7 @@ describe('with data', () => {
     '/campaigns',
     '/campaigns/new',
     `/campaigns/${campaignId}`,
+    `/campaigns/${campaignId}/edit`,
     `/donations/${donationId}`,
     '/projects',
     '/projects/new',
@@ -196,7 +198,13 @@ describe('with data', () => {
     `/profiles/${owner.userId}`,
     '/admin',
     '/admin/cron',
+    '/no/such/page',
   ];
+
+  it('the sideways check visits every route of the app (src/shared/routes.ts)', () => {
+    const covered = new Set(routes().map((p) => matchAppRoute(new URL(p, 'http://x').pathname)));
+    expect(appRouteNames.filter((name) => !covered.has(name))).toEqual([]);
+  });
 
   it('no page scrolls sideways at 320 and 390 px, signed out, signed in and as an admin', async () => {
     const wide: string[] = [];

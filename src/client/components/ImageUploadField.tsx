@@ -3,6 +3,7 @@ import { UPLOAD_MAX_FILES } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import type { ImageRef } from '../../shared/schemas/campaigns';
 import type { CampaignImageKind } from '../../shared/schemas/uploads';
+import { FieldLabel } from './Field';
 
 export type UploadedImage = { url: string; alt: string };
 
@@ -177,14 +178,7 @@ export function ImageUploadField({ label, hint, kind, multiple, images, onChange
 
   return (
     <div className={`field upload-field upload-${kind}`}>
-      <div className="field-label">
-        <label htmlFor={id}>{label}</label>
-        {hint && (
-          <span id={hintId} className="field-hint">
-            {hint}
-          </span>
-        )}
-      </div>
+      <FieldLabel htmlFor={id} label={label} hint={hint} hintId={hintId} />
       <input
         id={id}
         type="file"

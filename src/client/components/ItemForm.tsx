@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { z } from 'zod';
 import {
   ACTION_MODES,
@@ -13,8 +13,8 @@ import {
 } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import { useSession } from '../auth/useSession';
-import { validate, type FieldErrors } from '../lib/forms';
-import { Field } from './Field';
+import { useFormErrors, validate } from '../lib/forms';
+import { Field, SelectField, TextAreaField } from './Field';
 import { ImageUploadField, type UploadedImage } from './ImageUploadField';
 import { categoryLabel } from './itemText';
 import { Notice } from './Notice';
@@ -57,58 +57,6 @@ const MAX_GALLERY = 20;
 const MODE_LABELS: Record<ActionMode, string> = { support: 'Support', donation: 'Donation', both: 'Both' };
 const TARGET_LABELS: Record<TargetType, string> = { amount: 'Amount', supporters: 'Supporters' };
 
-interface LabelledProps {
-  label: string;
-  hint?: string;
-  error?: string;
-  children: (ids: { id: string; describedBy?: string; invalid?: true }) => ReactNode;
-}
-
-/** A <label> tied to any control, with its hint and error (the pattern of Field, for selects and text areas). */
-function Labelled({ label, hint, error, children }: LabelledProps) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  const errorId = error ? `${id}-error` : undefined;
-  return (
-    <div className="field">
-      <div className="field-label">
-        <label htmlFor={id}>{label}</label>
-        {hint && (
-          <span id={hintId} className="field-hint">
-            {hint}
-          </span>
-        )}
-      </div>
-      {children({ id, describedBy: [hintId, errorId].filter(Boolean).join(' ') || undefined, invalid: error ? true : undefined })}
-      {error && (
-        <p id={errorId} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
-
-function SelectField({ label, hint, error, children, ...select }: Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> & { label: string; hint?: string; error?: string }) {
-  return (
-    <Labelled label={label} hint={hint} error={error}>
-      {({ id, describedBy, invalid }) => (
-        <select id={id} aria-describedby={describedBy} aria-invalid={invalid} {...select}>
-          {children}
-        </select>
-      )}
-    </Labelled>
-  );
-}
-
-function TextAreaField({ label, hint, error, ...area }: Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id'> & { label: string; hint?: string; error?: string }) {
-  return (
-    <Labelled label={label} hint={hint} error={error}>
-      {({ id, describedBy, invalid }) => <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid} {...area} />}
-    </Labelled>
-  );
-}
-
 interface ItemFormProps<S extends z.ZodType> {
   variant: 'campaign' | 'project';
   /** The shared zod input of the call (CreateCampaignInput, CreateProjectInput, UpdateProjectInput). */
@@ -134,7 +82,7 @@ interface ItemFormProps<S extends z.ZodType> {
 export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY_ITEM_FORM, submitLabel, busy, error, onSubmit, secondary, locked = {} }: ItemFormProps<S>) {
   const { user } = useSession();
   const [v, setV] = useState<ItemFormValues>(initial);
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
   const [coverBusy, setCoverBusy] = useState(false);
   const [galleryBusy, setGalleryBusy] = useState(false);
   const uploading = coverBusy || galleryBusy;
@@ -167,7 +115,7 @@ export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY
   const supportersGoal = variant === 'project' && v.targetType === 'supporters';
 
   return (
-    <form className="form item-form" onSubmit={handleSubmit} noValidate>
+    <form ref={formRef} className="form item-form" onSubmit={handleSubmit} noValidate>
       <Field
         label="Title"
         name="title"

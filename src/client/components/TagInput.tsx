@@ -3,6 +3,7 @@ import { useEffect, useId, useState, type ClipboardEvent, type KeyboardEvent } f
 import { TAG_SUGGESTIONS } from '../../shared/constants';
 import { normaliseTags } from '../../shared/schemas/common';
 import { trpc } from '../trpc';
+import { FieldError, FieldLabel } from './Field';
 
 const SUGGEST_DELAY_MS = 200;
 
@@ -90,14 +91,7 @@ export function TagInput({ label, hint, tags, onChange, error }: TagInputProps) 
         commitText();
       }}
     >
-      <div className="field-label">
-        <label htmlFor={id}>{label}</label>
-        {hint && (
-          <span id={hintId} className="field-hint">
-            {hint}
-          </span>
-        )}
-      </div>
+      <FieldLabel htmlFor={id} label={label} hint={hint} hintId={hintId} />
       <div className={`tag-box${error ? ' tag-box-invalid' : ''}`}>
         {tags.length > 0 && (
           <ul className="tag-chips">
@@ -156,11 +150,7 @@ export function TagInput({ label, hint, tags, onChange, error }: TagInputProps) 
           ))}
         </ul>
       )}
-      {error && (
-        <p id={errorId} className="field-error">
-          {error}
-        </p>
-      )}
+      <FieldError id={errorId} error={error} />
     </div>
   );
 }

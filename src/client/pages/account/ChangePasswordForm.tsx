@@ -4,14 +4,14 @@ import { ChangePasswordInput } from '../../../shared/schemas/auth';
 import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
 
 /** Change password: every other session ends; this browser gets a fresh session cookie. */
 export function ChangePasswordForm() {
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
   const change = trpc.auth.changePassword.useMutation({
     onSuccess: () => {
       setCurrent('');
@@ -30,9 +30,10 @@ export function ChangePasswordForm() {
   return (
     <section className="card" aria-labelledby="change-password-title">
       <h2 id="change-password-title">Change password</h2>
-      <form className="form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
         <Field
           label="Current password"
+          required
           type="password"
           name="currentPassword"
           autoComplete="current-password"
@@ -42,6 +43,7 @@ export function ChangePasswordForm() {
         />
         <Field
           label="New password"
+          required
           type="password"
           name="newPassword"
           autoComplete="new-password"

@@ -6,7 +6,7 @@ import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { TagInput } from '../../components/TagInput';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
 
 /**
@@ -21,7 +21,7 @@ export function ProfileForm({ user }: { user: UserDto }) {
   const [phone, setPhone] = useState(user.phone ?? '');
   const [name, setName] = useState(user.name ?? '');
   const [tags, setTags] = useState<string[]>(user.tags);
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
   const update = trpc.users.updateProfile.useMutation({
     onSuccess: (saved) => {
       utils.auth.me.setData(undefined, saved);
@@ -45,7 +45,7 @@ export function ProfileForm({ user }: { user: UserDto }) {
   return (
     <section className="card">
       <h2>Profile details</h2>
-      <form className="form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
         <Field
           label="Username"
           hint="optional"

@@ -5,13 +5,13 @@ import { ForgotPasswordInput } from '../../../shared/schemas/auth';
 import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
 import { AuthCard } from './AuthCard';
 
 export default function ForgotPage() {
   const [email, setEmail] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
   const forgot = trpc.auth.forgotPassword.useMutation();
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -25,9 +25,10 @@ export default function ForgotPage() {
   return (
     <AuthCard title="Forgot password" footer={<Link to="/login">Back to log in</Link>}>
       <p className="muted">Enter your email and we will send you a link to choose a new password.</p>
-      <form className="form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
         <Field
           label="Email"
+          required
           type="email"
           name="email"
           autoComplete="email"

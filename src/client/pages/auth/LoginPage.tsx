@@ -1,20 +1,25 @@
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { LoginInput } from '../../../shared/schemas/auth';
+import { safeReturnPath } from '../../auth/returnTo';
 import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
 import { AuthCard } from './AuthCard';
 
 export default function LoginPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  // the session cookie is set by the answer; a full load of / starts the app signed in
-  const login = trpc.auth.login.useMutation({ onSuccess: () => window.location.assign('/') });
+  const { formRef, errors, show: setErrors } = useFormErrors();
+  const [params] = useSearchParams();
+  // the session cookie is set by the answer; a full page load starts the app signed in, on the
+  // page a guard sent the person from (?next=, a path of this site only), else on /
+  const login = trpc.auth.login.useMutation({
+    onSuccess: () => window.location.assign(safeReturnPath(params.get('next'), window.location.origin)),
+  });
   const busy = login.isPending || login.isSuccess;
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -37,9 +42,10 @@ export default function LoginPage() {
         </>
       }
     >
-      <form className="form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
         <Field
           label="Email"
+          required
           type="email"
           name="email"
           autoComplete="email"
@@ -49,6 +55,7 @@ export default function LoginPage() {
         />
         <Field
           label="Password"
+          required
           type="password"
           name="password"
           autoComplete="current-password"

@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { RegisterInput } from '../../../shared/schemas/auth';
 import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
 import { AuthCard } from './AuthCard';
 
@@ -14,8 +14,13 @@ export default function RegisterPage() {
   const [username, setUsername] = useState('');
   const [phone, setPhone] = useState('');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
   const register = trpc.auth.register.useMutation();
+  const doneRef = useRef<HTMLDivElement>(null);
+  // the form is gone once it succeeded: the focus goes to what replaced it
+  useEffect(() => {
+    if (register.isSuccess) doneRef.current?.focus();
+  }, [register.isSuccess]);
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -33,17 +38,25 @@ export default function RegisterPage() {
 
   if (register.isSuccess) {
     return (
-      <AuthCard title="Create account" footer={loginLink}>
-        <Notice kind="success">{register.data.message || M.registered}</Notice>
+      <AuthCard title="Create account">
+        <div ref={doneRef} tabIndex={-1} className="register-done">
+          <Notice kind="success">{register.data.message || M.registered}</Notice>
+          {/* registering does not sign in (an existing address gets the same answer): say what comes next */}
+          <p>You can log in now with your email and password; the link in the email confirms your address.</p>
+        </div>
+        <Link className="button button-block" to="/login">
+          Log in
+        </Link>
       </AuthCard>
     );
   }
 
   return (
     <AuthCard title="Create account" footer={loginLink}>
-      <form className="form" onSubmit={onSubmit} noValidate>
+      <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
         <Field
           label="Email"
+          required
           type="email"
           name="email"
           autoComplete="email"
@@ -74,6 +87,7 @@ export default function RegisterPage() {
         />
         <Field
           label="Password"
+          required
           type="password"
           name="password"
           autoComplete="new-password"

@@ -5,14 +5,14 @@ import { ResetPasswordInput } from '../../../shared/schemas/auth';
 import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
 import { AuthCard } from './AuthCard';
 
 export default function ResetPage() {
   const { token = '' } = useParams();
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
   const reset = trpc.auth.resetPassword.useMutation();
 
   function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -28,9 +28,10 @@ export default function ResetPage() {
       {reset.isSuccess ? (
         <Notice kind="success">{reset.data.message || M.passwordReset}</Notice>
       ) : (
-        <form className="form" onSubmit={onSubmit} noValidate>
+        <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
           <Field
             label="New password"
+            required
             type="password"
             name="password"
             autoComplete="new-password"

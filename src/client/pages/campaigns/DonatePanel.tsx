@@ -5,7 +5,7 @@ import { CURRENCY_SYMBOL, formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { DonateFields, type DonationDto, type PaymentInfoDto } from '../../../shared/schemas/donations';
 import { useSession } from '../../auth/useSession';
-import { Field } from '../../components/Field';
+import { Field, FieldError, FieldLabel } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { errorMessage, httpStatus } from '../../lib/errors';
@@ -234,9 +234,7 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
           ))}
         </div>
         <div className="field">
-          <div className="field-label">
-            <label htmlFor={`${ids}-custom`}>Other amount</label>
-          </div>
+          <FieldLabel htmlFor={`${ids}-custom`} label="Other amount" />
           <div className="input-prefix">
             <span aria-hidden="true">{symbol}</span>
             <input
@@ -258,11 +256,7 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
             {campaign.currency}, {formatMoney(info.min, campaign.currency)} to {formatMoney(info.max, campaign.currency)}
           </p>
         </div>
-        {errors.amount && (
-          <p id={amountErrorId} className="field-error">
-            {errors.amount}
-          </p>
-        )}
+        <FieldError id={amountErrorId} error={errors.amount} />
       </fieldset>
 
       {isSignedIn ? (
@@ -295,9 +289,7 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
 
       {info.cardInApp && (
         <div className="field">
-          <div className="field-label">
-            <label htmlFor={`${ids}-card`}>Card number</label>
-          </div>
+          <FieldLabel htmlFor={`${ids}-card`} label="Card number" />
           <input
             id={`${ids}-card`}
             name="card"
@@ -319,11 +311,7 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
               {groupsOf4(testCards.insufficientFunds)} has insufficient funds.
             </p>
           )}
-          {errors.card && (
-            <p id={`${ids}-card-error`} className="field-error">
-              {errors.card}
-            </p>
-          )}
+          <FieldError id={`${ids}-card-error`} error={errors.card} />
         </div>
       )}
 

@@ -5,7 +5,7 @@ import { CURRENCY_SYMBOL, formatMoney, toMajor } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { PayoutRequestInput, type BalanceDto, type PayoutDto } from '../../../shared/schemas/payouts';
 import { useSession } from '../../auth/useSession';
-import { Field } from '../../components/Field';
+import { Field, FieldError } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { nextPageParam, PagedTable } from '../../components/PagedTable';
@@ -208,11 +208,7 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
             onChange={(e) => setAmount(e.target.value)}
           />
         </div>
-        {errors.amount && (
-          <p id={amountErrorId} className="field-error">
-            {errors.amount}
-          </p>
-        )}
+        <FieldError id={amountErrorId} error={errors.amount} />
       </div>
       <dl id={previewId} className="facts payout-preview" aria-label="Before you request">
         <div>

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { DISPUTE_REDIRECT_MS } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
+import { FieldError, FieldLabel } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
@@ -105,16 +106,12 @@ export default function NewDisputePage() {
       </p>
       <form ref={formRef} className="card form dispute-form" onSubmit={onSubmit} noValidate>
         <div className="field">
-          <div className="field-label">
-            <label htmlFor={`${id}-campaign`}>Campaign</label>
-            <span id={`${id}-campaign-hint`} className="field-hint">
-              its link or id
-            </span>
-          </div>
+          <FieldLabel htmlFor={`${id}-campaign`} label="Campaign" hint="its link or id" hintId={`${id}-campaign-hint`} required />
           <input
             id={`${id}-campaign`}
             name="campaign"
             type="text"
+            required
             autoComplete="off"
             spellCheck={false}
             value={campaign}
@@ -127,11 +124,7 @@ export default function NewDisputePage() {
               <Link to={`/campaigns/${encodeURIComponent(known.data._id)}`}>{known.data.title}</Link>
             </p>
           )}
-          {errors.campaign && (
-            <p id={campaignErrorId} className="field-error">
-              {errors.campaign}
-            </p>
-          )}
+          <FieldError id={campaignErrorId} error={errors.campaign} />
         </div>
         {(donationId || payoutId) && (
           <p className="muted dispute-about">

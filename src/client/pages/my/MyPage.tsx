@@ -1,5 +1,5 @@
-import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
+import { SignInRequired } from '../../auth/guards';
 import { useSession } from '../../auth/useSession';
 import { Loading } from '../../components/Loading';
 import { Tabs, useTabParam } from '../../components/Tabs';
@@ -29,18 +29,8 @@ export default function MyPage() {
     'campaigns',
   );
   if (isLoading) return <Loading />;
-  if (!user) {
-    return (
-      <section className="page page-narrow">
-        <div className="card center">
-          <p>{M.signedOutMy}</p>
-          <Link className="button" to="/login">
-            Log in
-          </Link>
-        </div>
-      </section>
-    );
-  }
+  // the spec's own text for /my, on the sign-in page every signed-in route shows
+  if (!user) return <SignInRequired message={M.signedOutMy} />;
   return (
     <section className="page">
       <h1>{M.navMy}</h1>

@@ -4,7 +4,7 @@ import { TEAM_ROLES } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { TeamDto, TeamMemberDto } from '../../../shared/schemas/teams';
 import { useSession } from '../../auth/useSession';
-import { Field } from '../../components/Field';
+import { Field, SelectField } from '../../components/Field';
 import { ImageUploadField, type UploadedImage } from '../../components/ImageUploadField';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
@@ -12,6 +12,7 @@ import { TagInput } from '../../components/TagInput';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { SuggestedPeopleList } from '../../components/SuggestedPeopleList';
+import { useFormErrors } from '../../lib/forms';
 import { trpc } from '../../trpc';
 import {
   LoadMoreMembers,
@@ -20,7 +21,6 @@ import {
   MembersPending,
   ProjectOptions,
   ROLE_LABEL,
-  SelectField,
   STATUS_LABEL,
   teamPath,
   useMyProjects,
@@ -101,7 +101,7 @@ function InviteSection({ team }: { team: TeamDto }) {
   const utils = trpc.useUtils();
   const [who, setWho] = useState('');
   const [role, setRole] = useState<Role>('member');
-  const [fieldError, setFieldError] = useState<string | undefined>();
+  const { formRef, errors, show } = useFormErrors();
   const [done, setDone] = useState<string | null>(null);
   const invite = trpc.teams.invite.useMutation({
     onSuccess(m) {
@@ -118,10 +118,10 @@ function InviteSection({ team }: { team: TeamDto }) {
     invite.reset();
     const v = who.trim();
     if (!v) {
-      setFieldError(M.inviteIdentifierRequired);
+      show({ who: M.inviteIdentifierRequired });
       return;
     }
-    setFieldError(undefined);
+    show({});
     // spec section 5: an input containing @ is an email, anything else a username
     invite.mutate({ id: team._id, data: v.includes('@') ? { email: v, role } : { username: v, role } });
   }
@@ -129,8 +129,8 @@ function InviteSection({ team }: { team: TeamDto }) {
   return (
     <section className="card manage-section" aria-labelledby="invite-heading">
       <h2 id="invite-heading">Invite people</h2>
-      <form className="form invite-form" onSubmit={onSubmit} noValidate>
-        <Field label="Email or username" value={who} onChange={(e) => setWho(e.target.value)} error={fieldError} autoComplete="off" />
+      <form ref={formRef} className="form invite-form" onSubmit={onSubmit} noValidate>
+        <Field label="Email or username" required value={who} onChange={(e) => setWho(e.target.value)} error={errors.who} autoComplete="off" />
         <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
           {TEAM_ROLES.map((r) => (
             <option key={r} value={r}>

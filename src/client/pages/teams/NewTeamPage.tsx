@@ -2,14 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { CreateTeamInput } from '../../../shared/schemas/teams';
-import { Field } from '../../components/Field';
+import { Field, SelectField, TextAreaField } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { TagInput } from '../../components/TagInput';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { useFormErrors, validate } from '../../lib/forms';
 import { trpc } from '../../trpc';
-import { ProjectOptions, SelectField, TextAreaField, teamPath, useMyProjects } from './teamParts';
+import { ProjectOptions, teamPath, useMyProjects } from './teamParts';
 
 const NOT_OWN_PROJECT = 'A team can only be assigned to a project you own.';
 
@@ -42,7 +42,7 @@ export default function NewTeamPage() {
   const [tags, setTags] = useState<string[]>([]);
   // null: not chosen yet, so the ?projectId= (when it is one of mine) is the choice
   const [chosen, setChosen] = useState<string | null>(null);
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const { formRef, errors, show: setErrors } = useFormErrors();
 
   const projectId = chosen ?? (projects.has(preset) ? preset : '');
   const presetNotMine = Boolean(preset) && chosen === null && !projects.isPending && !projects.has(preset);
@@ -69,9 +69,10 @@ export default function NewTeamPage() {
     <section className="page page-form">
       <h1>New team</h1>
       <div className="card">
-        <form className="form team-form" onSubmit={onSubmit} noValidate>
+        <form ref={formRef} className="form team-form" onSubmit={onSubmit} noValidate>
           <Field
             label="Name"
+            name="name"
             value={name}
             onChange={(e) => setName(e.target.value)}
             error={errors.name}
@@ -84,15 +85,23 @@ export default function NewTeamPage() {
             hint={projects.isPending ? 'loading your projects…' : 'optional'}
             value={projectId}
             onChange={(e) => setChosen(e.target.value)}
+            error={errors.projectId}
             disabled={busy}
           >
             <ProjectOptions options={projects.options} />
           </SelectField>
           {presetNotMine && <p className="muted field-note">{NOT_OWN_PROJECT}</p>}
           {projects.error && <Notice kind="error">{errorMessage(projects.error, M.requestFailed)}</Notice>}
-          <TextAreaField label="Description" hint="optional" value={description} onChange={(e) => setDescription(e.target.value)} rows={5} />
+          <TextAreaField
+            label="Description"
+            hint="optional"
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            error={errors.description}
+            rows={5}
+          />
           <TagInput label="Looking for" hint="skills or roles, Enter or comma adds" tags={tags} onChange={setTags} error={errors.tags} />
-          <Notice kind="error">{create.isError ? errorMessage(create.error, M.teamCreateFailed) : (errors.form ?? errors.projectId ?? errors.description)}</Notice>
+          <Notice kind="error">{create.isError ? errorMessage(create.error, M.teamCreateFailed) : errors.form}</Notice>
           <div className="form-actions">
             <button type="button" className="button button-secondary button-large" onClick={goBack} disabled={busy}>
               Cancel

@@ -1,4 +1,3 @@
-import { useId, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { Link } from 'react-router-dom';
 import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
@@ -17,41 +16,6 @@ export const STATUS_LABEL: Record<TeamMemberDto['status'], string> = { invited: 
 
 /** How a member is named: their username, else their name. */
 export const memberName = (m: Pick<TeamMemberDto, 'username' | 'name'>) => personName(m);
-
-/** A <label> tied to a select or a text area, with an optional hint (the Field pattern). */
-function Labelled({ label, hint, children }: { label: string; hint?: string; children: (ids: { id: string; describedBy?: string }) => ReactNode }) {
-  const id = useId();
-  const hintId = hint ? `${id}-hint` : undefined;
-  return (
-    <div className="field">
-      <div className="field-label">
-        <label htmlFor={id}>{label}</label>
-        {hint && (
-          <span id={hintId} className="field-hint">
-            {hint}
-          </span>
-        )}
-      </div>
-      {children({ id, describedBy: hintId })}
-    </div>
-  );
-}
-
-export function SelectField({ label, hint, children, ...select }: Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> & { label: string; hint?: string }) {
-  return (
-    <Labelled label={label} hint={hint}>
-      {({ id, describedBy }) => (
-        <select id={id} aria-describedby={describedBy} {...select}>
-          {children}
-        </select>
-      )}
-    </Labelled>
-  );
-}
-
-export function TextAreaField({ label, hint, ...area }: Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id'> & { label: string; hint?: string }) {
-  return <Labelled label={label} hint={hint}>{({ id, describedBy }) => <textarea id={id} aria-describedby={describedBy} {...area} />}</Labelled>;
-}
 
 export interface ProjectOption {
   _id: string;

@@ -1,0 +1,196 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import { eq } from 'drizzle-orm';
+import type { Result } from 'axe-core';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../src/server/db/schema';
+import { setAdmin } from '../src/server/modules/users/admin-grant';
+import { appRouteNames, matchAppRoute } from '../src/shared/routes';
+import { call, login, signUp } from '../test/helpers';
+import { settle, startHarness, type Harness } from './harness';
+
+/*
+ * axe-core (WCAG 2.0 A/AA, 2.1 AA, 2.2 AA) on every route of the app (src/client/App.tsx) for a
+ * visitor, an owner (with a campaign, project and team of their own and a gift to the campaign, so the
+ * owner's views render) and an admin, at 1280 and 390 px wide: no violations anywhere.
+ */
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
+const WIDTHS = [1280, 390];
+
+let h: Harness;
+let owner: Awaited<ReturnType<typeof signUp>>;
+let adminEmail = '';
+let ownerEmail = '';
+const ids = { campaign: '', project: '', team: '', donation: '', owner: '' };
+
+beforeAll(async () => {
+  h = await startHarness();
+  owner = await signUp(h.app, { username: 'axe_owner' });
+  ownerEmail = owner.email;
+  ids.owner = owner.userId;
+  await h.database.db.update(users).set({ emailVerifiedAt: new Date(), tags: ['music'] }).where(eq(users.id, owner.userId));
+  const admin = await signUp(h.app, { username: 'axe_admin' });
+  adminEmail = admin.email;
+  await setAdmin(h.database.db, adminEmail, true);
+
+  const campaign = await call(h.app, owner, {
+    method: 'POST',
+    url: '/api/campaigns',
+    payload: { title: 'Axe campaign', description: 'A campaign to check.', tags: ['music'], goalAmount: 500, currency: 'USD', actionMode: 'donation' },
+  });
+  expect(campaign.statusCode).toBe(201);
+  ids.campaign = (campaign.json() as { _id: string })._id;
+  const project = await call(h.app, owner, { method: 'POST', url: '/api/projects', payload: { title: 'Axe project', tags: ['music'] } });
+  expect(project.statusCode).toBe(201);
+  ids.project = (project.json() as { _id: string })._id;
+  const team = await call(h.app, owner, { method: 'POST', url: '/api/teams', payload: { name: 'Axe team', projectId: ids.project } });
+  expect(team.statusCode).toBe(201);
+  ids.team = (team.json() as { _id: string })._id;
+  // a supporter's gift, so the owner's funds, donations and receipt views have rows
+  const donation = await call(h.app, admin, {
+    method: 'POST',
+    url: `/api/campaigns/${ids.campaign}/donations`,
+    headers: { 'idempotency-key': 'e2e-axe-gift-1' },
+    payload: { amount: 25, card: '4242424242424242' },
+  });
+  expect(donation.statusCode).toBe(201);
+  ids.donation = (donation.json() as { _id: string })._id;
+  const comment = await call(h.app, owner, { method: 'POST', url: `/api/campaigns/${ids.campaign}/comments`, payload: { text: 'Thanks for looking.' } });
+  expect(comment.statusCode).toBe(201);
+  // a payout the admin reviews, a dispute about it, and favorites of each kind
+  const payout = await call(h.app, owner, {
+    method: 'POST',
+    url: `/api/campaigns/${ids.campaign}/payouts`,
+    payload: { recipientPaypalEmail: 'axe.owner@example.com', amount: 10 },
+  });
+  expect(payout.statusCode).toBe(201);
+  const dispute = await call(h.app, owner, {
+    method: 'POST',
+    url: '/api/disputes',
+    payload: { campaignId: ids.campaign, type: 'other', reason: 'Checking the screens', details: 'Nothing wrong.' },
+  });
+  expect(dispute.statusCode).toBe(201);
+  for (const [targetType, targetId] of [
+    ['campaign', ids.campaign],
+    ['project', ids.project],
+    ['profile', admin.userId],
+  ]) {
+    const fav = await call(h.app, owner, { method: 'POST', url: '/api/favorites', payload: { targetType, targetId } });
+    expect(fav.statusCode).toBeLessThan(300);
+  }
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Every route of the app (and each tab of the tabbed pages) with the ids of the owner's objects filled in. */
+const routes = () => [
+  '/',
+  '/login',
+  '/register',
+  '/forgot',
+  '/reset/not-a-real-token',
+  '/verify-email',
+  '/verify-phone',
+  '/verify-join',
+  '/account',
+  '/favorites',
+  '/favorites?tab=project',
+  '/favorites?tab=profile',
+  '/my',
+  '/my?tab=projects',
+  '/my?tab=teams',
+  '/my?tab=supported',
+  '/myCampaigns',
+  '/myProjects',
+  '/myDisputes',
+  `/disputes/new?campaignId=${ids.campaign}`,
+  '/messages',
+  '/blocked',
+  '/campaigns',
+  '/campaigns/new',
+  `/campaigns/${ids.campaign}`,
+  `/campaigns/${ids.campaign}/edit`,
+  `/donations/${ids.donation}`,
+  '/projects',
+  '/projects/new',
+  `/projects/${ids.project}/edit`,
+  `/projects/${ids.project}`,
+  '/teams',
+  '/teams/new',
+  `/teams/${ids.team}/manage`,
+  `/teams/${ids.team}`,
+  '/profiles',
+  `/profiles/${ids.owner}`,
+  `/profiles/${ids.owner}?tab=projects`,
+  `/profiles/${ids.owner}?tab=teams`,
+  '/admin',
+  '/admin?tab=disputes',
+  '/admin?tab=tokens',
+  '/admin?tab=users',
+  '/admin?tab=cron',
+  '/admin/cron',
+  '/no/such/page',
+];
+
+/** The page has loaded what it shows: its heading, no loading state left, the requests it made answered. */
+async function loaded(page: Page) {
+  await page.locator('h1').first().waitFor();
+  await page.waitForLoadState('networkidle');
+  await expect.poll(() => page.locator('.loading, [aria-busy="true"]').count()).toBe(0);
+  await settle(page);
+}
+
+const describeViolation = (v: Result) =>
+  `${v.id} (${v.impact}): ${v.help}\n${v.nodes
+    .slice(0, 5)
+    .map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.replace(/\n/g, ' ')}`)
+    .join('\n')}`;
+
+async function check(page: Page, who: string) {
+  const found: string[] = [];
+  for (const path of routes()) {
+    await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+    await page.goto(path);
+    await loaded(page);
+    for (const width of WIDTHS) {
+      if (width !== WIDTHS[0]) {
+        await page.setViewportSize({ width, height: 900 });
+        await settle(page);
+      }
+      const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+      for (const v of result.violations) found.push(`${who} ${path} @${width}px ${describeViolation(v)}`);
+    }
+  }
+  expect(found.join('\n\n')).toBe('');
+}
+
+async function signedInPage(email: string) {
+  const { page, context } = await h.newPage();
+  const session = await login(h.app, email);
+  const [name, value] = session.cookie.split('=');
+  await context.addCookies([{ name: name!, value: value!, url: h.baseUrl }]);
+  return page;
+}
+
+describe('every route passes axe (WCAG 2.2 AA) at 1280 and 390 px', () => {
+  it('checks every route of the app (src/shared/routes.ts)', () => {
+    const covered = new Set(routes().map((p) => matchAppRoute(new URL(p, 'http://x').pathname)));
+    expect(appRouteNames.filter((name) => !covered.has(name))).toEqual([]);
+  });
+  it('for a visitor', async () => {
+    const { page } = await h.newPage();
+    await check(page, 'visitor');
+  });
+
+  it('for the owner of a campaign, a project and a team', async () => {
+    const page = await signedInPage(ownerEmail);
+    await check(page, 'owner');
+  });
+
+  it('for an admin', async () => {
+    const page = await signedInPage(adminEmail);
+    await check(page, 'admin');
+  });
+});
