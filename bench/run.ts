@@ -710,10 +710,10 @@ function resultsTable(results: Measured[], full: boolean): string {
   const by = (k: string) => results.find((r) => r.key === k);
   const rows = results.map((r) => {
     const raw = by(`raw-${r.key.replace(/^rest-/, '')}`);
-    const rest = by('rest-list');
     let ratio = '';
     if (r.key.startsWith('rest-') && raw) ratio = `REST/raw ${fmt(r.rps / raw.rps, 2)}`;
-    if (r.key === 'trpc-list' && rest) ratio = `tRPC/REST ${fmt(r.rps / rest.rps, 2)}`;
+    const restTwin = by(r.key.replace(/^trpc-/, 'rest-'));
+    if (r.key.startsWith('trpc-') && restTwin) ratio = `tRPC/REST ${fmt(r.rps / restTwin.rps, 2)} req/s, ${fmt(r.serverCpu / restTwin.serverCpu, 2)} server CPU`;
     const failed = `${r.timeouts ? ` (${r.timeouts} timed out after 10 s)` : ''}${r.bad ? ` (${r.bad} failed)` : ''}`;
     return full
       ? `| ${r.label} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.serverCpu, 2)} | ${fmt(r.pgCpu, 2)} | ${ratio}${failed} |`
@@ -1256,7 +1256,9 @@ async function main() {
     const base = current?.base ?? '';
     const meter = current?.meter as CpuMeter;
 
+    // what the app's client sends (httpBatchLink with superjson), one call per request
     const trpcInput = encodeURIComponent(JSON.stringify({ json: {} }));
+    const trpcDetailInput = (id: string) => encodeURIComponent(JSON.stringify({ json: { id } }));
     // each REST scenario next to its raw counterpart, so a change in the machine's other load skews both alike
     const scenarios: Scenario[] = [
       { key: 'rest-list', label: 'REST list, page 1', url: `${base}/api/campaigns`, server: 'app', single: true },
@@ -1287,6 +1289,13 @@ async function main() {
         server: 'app',
         single: true,
       },
+      {
+        key: 'trpc-detail',
+        label: 'tRPC detail (the same 1,000 ids)',
+        url: `${base}/trpc/campaigns.get?input=${trpcDetailInput(detailIds[0])}`,
+        paths: detailIds.map((id) => `/trpc/campaigns.get?input=${trpcDetailInput(id)}`),
+        server: 'app',
+      },
     ];
 
     if (runs('lists')) {
@@ -1298,7 +1307,7 @@ async function main() {
         const body = (await res.json()) as { items?: unknown[]; total?: number; result?: { data: { json: { items: unknown[]; total: number } } } };
         const list = body.result?.data.json ?? body;
         if (list.total !== undefined) totals[s.key] = list.total;
-        if (s.key !== 'rest-detail' && !list.items?.length) throw new Error(`${s.label}: no items`);
+        if (!s.key.endsWith('-detail') && !list.items?.length) throw new Error(`${s.label}: no items`);
       }
       for (const k of ['list', 'keyset', 'offset', 'search-common', 'search-rare']) {
         // the raw baseline gives no total for a repeated search (see raw-server.ts)
@@ -1330,6 +1339,14 @@ async function main() {
       // the same ratio from CPU per request (server + PostgreSQL), which other load on the machine hardly moves
       const cpuOf = (m: Measured) => m.serverCpu + m.pgCpu;
       const restRawCpu = cpuOf(by('raw-list')) / cpuOf(by('rest-list'));
+      // the app's own door against the REST one, on the same service: req/s, and server CPU per request
+      const trpcVsRest = (k: 'list' | 'detail') => {
+        const rest = by(`rest-${k}`);
+        const trpc = by(`trpc-${k}`);
+        return { rps: trpc.rps / rest.rps, cpu: trpc.serverCpu / rest.serverCpu };
+      };
+      const trpcList = trpcVsRest('list');
+      const trpcDetail = trpcVsRest('detail');
       // the latency targets, at each load: p95 of searches (the worst of the three kinds) and of the deep pages (keyset and page=)
       const latencyAt = (list: Measured[]) => {
         const p95 = (k: string) => list.find((r) => r.key === k)?.p95 ?? NaN;
@@ -1378,13 +1395,19 @@ async function main() {
         '',
         `Targets${o.campaigns < 1_000_000 ? ' (the latency targets are for 1,000,000 campaigns)' : ''}: ` +
           `REST list / raw = ${restRaw.toFixed(2)} in req/s (>= 0.8: ${verdict(restRaw >= 0.8)}), ${restRawCpu.toFixed(2)} by CPU per request. ` +
+
           `Search p95 (worst of common, rarer and new searches) < 20 ms: ${atOne.search.toFixed(1)} ms with one connection (${verdict(atOne.search < 20)}), ` +
           `${atRate.search.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.search < 20)}), ${atFull.search.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.search < 20)}). ` +
           `Deep page p95 (worse of keyset and page=) < 10 ms: ${atOne.deep.toFixed(1)} ms with one connection (${verdict(atOne.deep < 10)}), ` +
           `${atRate.deep.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.deep < 10)}), ${atFull.deep.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.deep < 10)}).`,
+        '',
+        `tRPC/REST req/s (${o.connections} connections): list ${trpcList.rps.toFixed(2)}, detail ${trpcDetail.rps.toFixed(2)} ` +
+          `(>= 0.8: ${verdict(Math.min(trpcList.rps, trpcDetail.rps) >= 0.8)}). ` +
+          `CPU per request ratio (server, tRPC/REST): list ${trpcList.cpu.toFixed(2)}, detail ${trpcDetail.cpu.toFixed(2)} ` +
+          `(<= 1.3: ${verdict(Math.max(trpcList.cpu, trpcDetail.cpu) <= 1.3)}).`,
       ].join('\n');
       console.log(`\n${resultsTable(results, true)}\n\n${resultsTable(singles, false)}\n\n${resultsTable(steadies, false)}\n`);
-      console.log(body.split('\n').slice(-1)[0]);
+      console.log(body.split('\n').slice(-3).join('\n'));
       writeDocs(o.campaigns, body);
       console.log(`\nWrote the results to ${path.relative(ROOT, DOCS)}.`);
       if ([...results, ...singles, ...steadies].some((r) => r.bad)) process.exitCode = 1;
