@@ -11,12 +11,13 @@ import type { z } from 'zod';
  *
  * Only plain data schemas qualify: objects, arrays, nullable/optional/readonly, dates, strings,
  * numbers, booleans, enums, literals, and unions without dates. A schema that transforms, fills
- * defaults, recurses or puts dates in a union or record keeps zod's parse and superjson (the
- * answer would differ otherwise): `datePathsOf` returns null for it.
+ * defaults, recurses, puts dates in a union or record, or has a date under a key that is not a
+ * plain name keeps zod's parse and superjson (the answer would differ otherwise): `datePathsOf`
+ * returns null for it.
  */
 
-/** Collects `path -> ['Date']` for every Date at a declared date position under `value`. */
-export type DateWalker = (value: unknown, prefix: string, out: Record<string, ['Date']>) => void;
+/** Collects the superjson path (`prefix` ends with a dot) of every Date at a declared date position under `value`. */
+export type DateWalker = (value: unknown, prefix: string, out: string[]) => void;
 
 type Def = {
   type: string;
@@ -28,8 +29,11 @@ type Def = {
 };
 const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
 
-/** superjson's path escaping (pathstringifier.ts): backslash, then dot. */
-const escapeKey = (key: string) => key.replace(/\\/g, '\\\\').replace(/\./g, '\\.');
+/**
+ * Keys written into paths as they are: no dot or backslash (superjson would escape them) and
+ * nothing JSON would escape, so a path goes into the meta's JSON text unchanged.
+ */
+const SIMPLE_KEY = /^[A-Za-z0-9_$-]+$/;
 
 const PLAIN = new Set(['string', 'number', 'int', 'boolean', 'enum', 'literal', 'null', 'nan', 'template_literal']);
 
@@ -42,7 +46,7 @@ function compile(schema: z.ZodType): DateWalker | null | typeof NOT_PLAIN {
   switch (def.type) {
     case 'date':
       return (value, prefix, out) => {
-        if (value instanceof Date) out[prefix.slice(0, -1)] = ['Date'];
+        if (value instanceof Date) out.push(prefix.slice(0, -1));
       };
     case 'nullable':
     case 'optional':
@@ -63,7 +67,9 @@ function compile(schema: z.ZodType): DateWalker | null | typeof NOT_PLAIN {
       for (const [key, child] of Object.entries(def.shape!)) {
         const inner = compile(child);
         if (inner === NOT_PLAIN) return NOT_PLAIN;
-        if (inner) fields.push([key, `${escapeKey(key)}.`, inner]);
+        if (!inner) continue;
+        if (!SIMPLE_KEY.test(key)) return NOT_PLAIN;
+        fields.push([key, `${key}.`, inner]);
       }
       if (!fields.length) return null;
       return (value, prefix, out) => {
@@ -99,12 +105,13 @@ export function datePathsOf(schema: z.ZodType): DateWalker | null {
  * out rather than marked (the client reads both as absent).
  */
 export function writeAnswer(data: unknown, stringify: (data: unknown) => string, dates: DateWalker): string {
-  const values: Record<string, ['Date']> = {};
-  dates(data, '', values);
+  const paths: string[] = [];
+  dates(data, '', paths);
   const json = stringify(data);
+  if (!paths.length) return `{"json":${json}}`;
   // a date at the root is `values: ['Date']` in superjson
-  const root = values[''];
-  if (root) return `{"json":${json},"meta":{"values":["Date"],"v":1}}`;
-  for (const _ in values) return `{"json":${json},"meta":{"values":${JSON.stringify(values)},"v":1}}`;
-  return `{"json":${json}}`;
+  if (paths[0] === '') return `{"json":${json},"meta":{"values":["Date"],"v":1}}`;
+  let values = '';
+  for (const path of paths) values += `${values ? ',' : ''}"${path}":["Date"]`;
+  return `{"json":${json},"meta":{"values":{${values}},"v":1}}`;
 }

@@ -125,6 +125,8 @@ describe('tRPC reads answered from the declared answer', () => {
     const res = await fetch(`${base}/trpc/campaigns.get?input=${input}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('vary')).toBe('trpc-accept, accept');
     const body = (await res.json()) as { result: { data: { json: Record<string, unknown>; meta: { values: Record<string, string[]>; v: number } } } };
     const { json, meta } = body.result.data;
     expect(Object.keys(json).sort()).toEqual(Object.keys(CampaignSchema.shape).filter((k) => json[k] !== undefined).sort());

@@ -42,6 +42,9 @@ interface Plan {
   write(data: unknown): string;
 }
 
+/** The request info's signal: procedures here do not watch for the client going away. */
+const NEVER_ABORTED = new AbortController().signal;
+
 const isPlainRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** tRPC's middleware chain (callRecursive in @trpc/server), over a chosen list of middlewares. */
@@ -143,7 +146,7 @@ export async function trpcPlugin(fastify: FastifyInstance, opts: { trpcOptions: 
       };
       return { path, batchIndex, getRawInput, result: () => deserialized?.value, procedure: procedures[batchIndex]! };
     });
-    const info = { accept: null, type: 'query' as const, isBatchCall: isBatch, calls, connectionParams: null, signal: new AbortController().signal, url: null };
+    const info = { accept: null, type: 'query' as const, isBatchCall: isBatch, calls, connectionParams: null, signal: NEVER_ABORTED, url: null };
     let ctx: unknown;
     try {
       ctx = await trpcOptions.createContext?.({ req, res: reply, info } as Parameters<NonNullable<Options['createContext']>>[0]);
