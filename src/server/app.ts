@@ -1,6 +1,6 @@
 import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
-import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import type { FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { M } from '../shared/messages';
 import type { Config } from './config';
@@ -38,6 +38,7 @@ import type { PaymentProvider } from './payments/port';
 import { registerUploadsStatic } from './storage/serve';
 import { createLocalStorage, uploadsDir, type Storage } from './storage/storage';
 import { createServices, type Services } from './services';
+import { trpcPlugin } from './trpc/http';
 import { makeCreateContext } from './trpc/init';
 import { appRouter, type AppRouter } from './trpc/router';
 
@@ -172,7 +173,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await registerUploadsStatic(app, uploadsDir(config.dataDir));
   registerTrpcUploadLimit(app);
 
-  await app.register(fastifyTRPCPlugin, {
+  // tRPC's HTTP protocol; reads answered directly, the rest by tRPC's Fastify handler (trpc/http.ts)
+  await app.register(trpcPlugin, {
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
