@@ -439,7 +439,9 @@ export async function startCountingProxy(databaseUrl: string) {
   url.port = String(port);
   return {
     url: url.toString(),
-    reset: () => void (trips.length = 0),
+    reset: () => {
+      trips.length = 0;
+    },
     trips: () => [...trips],
     close: async () => {
       for (const s of sockets) s.destroy();

@@ -347,7 +347,7 @@ describe('account', () => {
     expect(await navAvatar.getAttribute('src')).toBe(url);
     await expect.poll(() => navAvatar.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     // and the account page shows it as the current one
-    expect(await page.getByRole('img', { name: 'Your current profile image' }).getAttribute('src')).toBe(url);
+    expect(await page.getByRole('img', { name: 'Your current avatar' }).getAttribute('src')).toBe(url);
 
     // the public profile: picture (zoomable), name, username, tags, and Edit Profile for the owner
     await page.goto(`/profiles/${painter.userId}`);
@@ -398,7 +398,7 @@ describe('account', () => {
     await page.unroute('**/api/upload/avatar');
     // the browser cannot encode the crop: 'Failed to save image'
     await page.evaluate(() => {
-      HTMLCanvasElement.prototype.toBlob = function (cb: BlobCallback) {
+      HTMLCanvasElement.prototype.toBlob = (cb: BlobCallback) => {
         cb(null);
       };
     });

@@ -171,6 +171,7 @@ export async function trpc(
   const body = res.json() as { result?: { data: { json: unknown } }; error?: { json: { message: string; data: { code: string; httpStatus: number } } } };
   return {
     status: res.statusCode,
+    // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
     data: body.result?.data.json as any,
     error: body.error?.json,
     headers: res.headers,

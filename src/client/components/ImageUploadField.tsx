@@ -222,6 +222,7 @@ export function ImageUploadField({ label, hint, kind, multiple, images, onChange
           {images.map((img, i) => {
             const name = img.alt || (kind === 'cover' ? 'cover image' : `image ${i + 1}`);
             return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: one picture may be listed twice; its url and its place together are unique
               <li key={`${img.url}-${i}`} className="upload-preview">
                 <img src={img.url} alt={name} />
                 <button type="button" className="button button-small button-secondary" onClick={() => remove(i)} disabled={uploading} aria-label={`Remove ${name}`}>

@@ -93,6 +93,7 @@ export function SearchBox({ q, onSearch, placeholder }: { q: string; onSearch(q:
     onSearch(text);
   }
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a form with role=search is the ARIA search landmark; <search> would only wrap it in one more box
     <form className="search-form" role="search" onSubmit={onSubmit}>
       <label htmlFor={id} className="visually-hidden">
         Search

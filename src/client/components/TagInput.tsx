@@ -79,6 +79,7 @@ export function TagInput({ label, hint, tags, onChange, error }: TagInputProps) 
   const listId = `${id}-suggestions`;
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus and blur bubble up from the box and the suggestions; the wrapper itself takes no input
     <div
       className="field tag-field"
       // focus anywhere in the field (the box or a suggestion) keeps the suggestions open

@@ -30,7 +30,11 @@ export const nextCursorOf = (last: { nextCursor: string | null }) => last.nextCu
  */
 export function teamsOf(query: TeamPagesLike): TeamDto[] {
   const seen = new Set<string>();
-  return (query.data?.pages ?? []).flatMap((p) => p.items).filter((t) => (seen.has(t._id) ? false : (seen.add(t._id), true)));
+  return (query.data?.pages ?? []).flatMap((p) => p.items).filter((t) => {
+    if (seen.has(t._id)) return false;
+    seen.add(t._id);
+    return true;
+  });
 }
 
 /** After a paged list: infinite scroll (the next page loads 300 px before the end), Loading, and a retry when a page failed. */

@@ -14,7 +14,7 @@ export function VerifyEmailBanner() {
       ? errorMessage(resend.error, M.requestFailed)
       : null;
   return (
-    <div className="banner" role="region" aria-label="Email verification">
+    <section className="banner" aria-label="Email verification">
       <div className="banner-inner">
         <p>
           Please verify your email address. We sent a link to <strong>{user.email}</strong>.
@@ -28,6 +28,6 @@ export function VerifyEmailBanner() {
           </p>
         )}
       </div>
-    </div>
+    </section>
   );
 }

@@ -368,7 +368,7 @@ function wrap(text: string, maxChars: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/)) {
-    if (line && (line + ' ' + word).length > maxChars) {
+    if (line && `${line} ${word}`.length > maxChars) {
       lines.push(line);
       line = word;
     } else line = line ? `${line} ${word}` : word;

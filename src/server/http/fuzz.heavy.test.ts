@@ -131,21 +131,21 @@ type JsonSchema = {
 };
 
 /** Values for a JSON Schema: mostly plausible ones (to get past the first check), often hostile. */
-function valueOf(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
+function valueFor(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   const branches = s.anyOf ?? s.oneOf;
-  if (branches?.length) return fc.oneof(...branches.map((b) => valueOf(b, depth + 1)), anything);
-  if (s.allOf?.length) return valueOf(s.allOf[0], depth + 1);
+  if (branches?.length) return fc.oneof(...branches.map((b) => valueFor(b, depth + 1)), anything);
+  if (s.allOf?.length) return valueFor(s.allOf[0], depth + 1);
   if (s.enum) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...s.enum) }, { weight: 1, arbitrary: anything });
   if (s.const !== undefined) return fc.oneof(fc.constant(s.const), anything);
   const types = s.type === undefined ? [] : [s.type].flat();
-  if (types.length > 1) return fc.oneof(...types.map((t) => valueOf({ ...s, type: t }, depth + 1)));
+  if (types.length > 1) return fc.oneof(...types.map((t) => valueFor({ ...s, type: t }, depth + 1)));
   switch (types[0]) {
     case 'object': {
       if (depth > 4) return fc.constant({});
       const props = s.properties ?? {};
       const required = new Set(s.required ?? []);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, v] of Object.entries(props)) model[k] = valueOf(v, depth + 1);
+      for (const [k, v] of Object.entries(props)) model[k] = valueFor(v, depth + 1);
       const requiredKeys = Object.keys(props).filter((k) => required.has(k));
       return fc.oneof(
         { weight: 8, arbitrary: fc.record(model, { requiredKeys }) },
@@ -154,7 +154,7 @@ function valueOf(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
       );
     }
     case 'array':
-      return fc.oneof({ weight: 5, arbitrary: fc.array(s.items ? valueOf(s.items, depth + 1) : anything, { maxLength: 4 }) }, { weight: 1, arbitrary: anything });
+      return fc.oneof({ weight: 5, arbitrary: fc.array(s.items ? valueFor(s.items, depth + 1) : anything, { maxLength: 4 }) }, { weight: 1, arbitrary: anything });
     case 'string':
       return fc.oneof({ weight: 3, arbitrary: plausibleString() }, { weight: 3, arbitrary: hostileString }, { weight: 1, arbitrary: anything });
     case 'integer':
@@ -172,7 +172,7 @@ function valueOf(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
 function schemaValue(schema: z.ZodType | undefined): fc.Arbitrary<unknown> {
   if (!schema) return fc.constant(undefined);
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return valueOf(json);
+  return valueFor(json);
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

@@ -16,7 +16,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function bearerToken(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
-  if (!h || !h.startsWith('Bearer ')) return null;
+  if (!h?.startsWith('Bearer ')) return null;
   const t = h.slice(7).trim();
   return t || null;
 }

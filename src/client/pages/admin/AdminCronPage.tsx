@@ -82,7 +82,7 @@ export default function AdminCronPage() {
           {runs.length === 0 ? (
             <p className="muted">No runs yet.</p>
           ) : (
-            <div className="table-wrap" role="region" aria-label="Runs table" tabIndex={0}>
+            <section className="table-wrap" aria-label="Runs table" tabIndex={0}>
               <table className="table cron-runs-table">
                 <thead>
                   <tr>
@@ -109,14 +109,19 @@ export default function AdminCronPage() {
                       </td>
                       {COUNTS.map((c) => (
                         <td key={c} className="num">
-                          {r.counts[c] ?? <span className="muted" aria-label="none">–</span>}
+                          {r.counts[c] ?? (
+                            <span className="muted">
+                              <span aria-hidden="true">–</span>
+                              <span className="visually-hidden">none</span>
+                            </span>
+                          )}
                         </td>
                       ))}
                     </tr>
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           )}
         </>
       )}

@@ -32,7 +32,7 @@ export function AdminDisputes() {
   const [status, setStatus] = useState<Settable>('under_review');
   const [notes, setNotes] = useState('');
   const [done, setDone] = useState<string | null>(null);
-  const regionRef = useRef<HTMLDivElement>(null);
+  const regionRef = useRef<HTMLElement>(null);
   const utils = trpc.useUtils();
   const list = trpc.disputes.adminList.useInfiniteQuery(
     { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
@@ -91,7 +91,7 @@ export function AdminDisputes() {
         <p className="muted empty-state">No disputes here.</p>
       ) : (
         <>
-          <div ref={regionRef} className="table-wrap" role="region" aria-label="Disputes table" tabIndex={0}>
+          <section ref={regionRef} className="table-wrap" aria-label="Disputes table" tabIndex={0}>
             <table className="table admin-table disputes-table">
               <thead>
                 <tr>
@@ -128,7 +128,7 @@ export function AdminDisputes() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
           {list.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

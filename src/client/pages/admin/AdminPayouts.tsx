@@ -32,7 +32,7 @@ export function AdminPayouts() {
   const [batchId, setBatchId] = useState('');
   const [reason, setReason] = useState(DEFAULT_REJECT_REASON);
   const [done, setDone] = useState<string | null>(null);
-  const regionRef = useRef<HTMLDivElement>(null);
+  const regionRef = useRef<HTMLElement>(null);
   const utils = trpc.useUtils();
   const list = trpc.payouts.adminList.useInfiniteQuery(
     { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
@@ -61,10 +61,20 @@ export function AdminPayouts() {
       const id = batchId.trim();
       approve.mutate(
         { id: payout._id, ...(id ? { payoutBatchId: id } : {}) },
-        { onSuccess: () => (setDecision(null), setDone(`Payout of ${what} approved.`)) },
+        {
+          onSuccess: () => {
+            setDecision(null);
+            setDone(`Payout of ${what} approved.`);
+          },
+        },
       );
     } else {
-      reject.mutate({ id: payout._id, reason: reason.trim() || DEFAULT_REJECT_REASON }, { onSuccess: () => (setDecision(null), setDone(`Payout of ${what} rejected.`)) });
+      reject.mutate({ id: payout._id, reason: reason.trim() || DEFAULT_REJECT_REASON }, {
+          onSuccess: () => {
+            setDecision(null);
+            setDone(`Payout of ${what} rejected.`);
+          },
+        });
     }
   }
 
@@ -98,7 +108,7 @@ export function AdminPayouts() {
         <p className="muted empty-state">No payouts here.</p>
       ) : (
         <>
-          <div ref={regionRef} className="table-wrap" role="region" aria-label="Payouts table" tabIndex={0}>
+          <section ref={regionRef} className="table-wrap" aria-label="Payouts table" tabIndex={0}>
             <table className="table admin-table admin-payouts-table">
               <thead>
                 <tr>
@@ -164,7 +174,7 @@ export function AdminPayouts() {
                 })}
               </tbody>
             </table>
-          </div>
+          </section>
           {list.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

@@ -84,7 +84,7 @@ export function AdminTokens() {
       ) : tokens.data.length === 0 ? (
         <p className="muted">No tokens stored yet.</p>
       ) : (
-        <div className="table-wrap" role="region" aria-label="Stored tokens table" tabIndex={0}>
+        <section className="table-wrap" aria-label="Stored tokens table" tabIndex={0}>
           <table className="table admin-table">
             <thead>
               <tr>
@@ -103,7 +103,7 @@ export function AdminTokens() {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </div>
   );

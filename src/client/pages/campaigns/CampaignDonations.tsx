@@ -56,7 +56,7 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
         <p className="muted">No donations yet.</p>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-label="Donations table" tabIndex={0}>
+          <section className="table-wrap" aria-label="Donations table" tabIndex={0}>
             <table className="table donations-table">
               <thead>
                 <tr>
@@ -107,7 +107,7 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
                 })}
               </tbody>
             </table>
-          </div>
+          </section>
           {list.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

@@ -41,7 +41,7 @@ export function CampaignSupporters({ campaignId }: { campaignId: string }) {
       ) : (
         <>
           <p className="muted section-note">Guests’ addresses are shown masked; members are shown by name.</p>
-          <div className="table-wrap" role="region" aria-label="Supporters table" tabIndex={0}>
+          <section className="table-wrap" aria-label="Supporters table" tabIndex={0}>
             <table className="table supporters-table">
               <thead>
                 <tr>
@@ -52,6 +52,7 @@ export function CampaignSupporters({ campaignId }: { campaignId: string }) {
               </thead>
               <tbody>
                 {items.map((s, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a supporter row has no id and two may share a time; pages are only appended
                   <tr key={`${s.confirmedAt.getTime()}-${i}`}>
                     <th scope="row" className="supporter-cell">
                       {s.name}
@@ -64,7 +65,7 @@ export function CampaignSupporters({ campaignId }: { campaignId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
           {list.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

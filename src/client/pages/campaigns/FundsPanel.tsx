@@ -146,8 +146,8 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
     if (v.errors.recipientPaypalEmail) found.email = v.errors.recipientPaypalEmail;
     if (v.errors.amount || cents === null) found.amount = v.errors.amount ?? M.payoutAmountInvalid;
     else if (cents > Math.round(balance.available * 100)) found.amount = M.payoutExceedsBalance;
-    if (!v.ok || Object.keys(found).length) return fail(found);
-    const fields = { campaignId, recipientPaypalEmail: v.data.recipientPaypalEmail, amount: toMajor(cents!) };
+    if (!v.ok || cents === null || Object.keys(found).length) return fail(found);
+    const fields = { campaignId, recipientPaypalEmail: v.data.recipientPaypalEmail, amount: toMajor(cents) };
     const sent = JSON.stringify(fields);
     const key = attempt.current?.sent === sent ? attempt.current.key : newIdempotencyKey();
     attempt.current = { key, sent };
@@ -262,7 +262,7 @@ function PayoutHistory({ campaignId }: { campaignId: string }) {
         <p className="muted">No payouts yet.</p>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-labelledby={headingId} tabIndex={0}>
+          <section className="table-wrap" aria-labelledby={headingId} tabIndex={0}>
             <table className="table payouts-table">
               <thead>
                 <tr>
@@ -297,7 +297,7 @@ function PayoutHistory({ campaignId }: { campaignId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
           {list.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

@@ -15,7 +15,7 @@ export default function NewCampaignPage() {
     onSuccess(campaign) {
       utils.campaigns.get.setData({ id: campaign._id }, campaign);
       void utils.campaigns.list.reset();
-      navigate(`/campaigns/${encodeURIComponent(campaign._id)}`);
+      void navigate(`/campaigns/${encodeURIComponent(campaign._id)}`);
     },
   });
   return (

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { DISPUTE_STATUSES, DISPUTE_TYPES } from '../../../shared/constants';
+import { type DISPUTE_STATUSES, DISPUTE_TYPES } from '../../../shared/constants';
 import type { FieldErrors } from '../../lib/forms';
 
 export type DisputeType = (typeof DISPUTE_TYPES)[number];

@@ -44,7 +44,7 @@ export default function MyDisputesPage() {
         </div>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-label="My disputes table" tabIndex={0}>
+          <section className="table-wrap" aria-label="My disputes table" tabIndex={0}>
             <table className="table disputes-table">
               <thead>
                 <tr>
@@ -75,7 +75,7 @@ export default function MyDisputesPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
           {list.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>

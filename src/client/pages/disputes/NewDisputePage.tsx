@@ -54,7 +54,7 @@ export default function NewDisputePage() {
 
   useEffect(() => {
     if (!created) return;
-    const t = setTimeout(() => navigate('/myDisputes'), DISPUTE_REDIRECT_MS);
+    const t = setTimeout(() => void navigate('/myDisputes'), DISPUTE_REDIRECT_MS);
     return () => clearTimeout(t);
   }, [created, navigate]);
 

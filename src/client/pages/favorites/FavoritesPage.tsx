@@ -137,7 +137,8 @@ function FavoritesTab({ type }: { type: FavoriteTargetType }) {
 
 function FavoriteProfile({ fav, action }: { fav: FavoriteDto; action(f: FavoriteDto, nameId?: string): ReactNode }) {
   const nameId = useId();
-  const p = fav.profile!;
+  const p = fav.profile;
+  if (!p) return null;
   return (
     <li className="people-row">
       <PersonSummary person={p} tagLimit={8} nameId={nameId} actions={action(fav, nameId)} />

@@ -114,7 +114,7 @@ function MonthlyDonations() {
         <p className="muted">No monthly donations. Tick “Give monthly” when you donate to give every month.</p>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-label="Monthly donations table" tabIndex={0}>
+          <section className="table-wrap" aria-label="Monthly donations table" tabIndex={0}>
             <table className="table subscriptions-table">
               <thead>
                 <tr>
@@ -169,7 +169,7 @@ function MonthlyDonations() {
                 })}
               </tbody>
             </table>
-          </div>
+          </section>
           <LoadMore list={list} />
         </>
       )}

@@ -129,6 +129,7 @@ export default function ProfilesPage() {
   return (
     <section className="page list-page">
       <h1>Profiles</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with role=search is the ARIA search landmark; <search> would only wrap it in one more box */}
       <form className="directory-filter card" role="search" aria-label="Find people" onSubmit={onSubmit}>
         <div className="field directory-search">
           <div className="field-label">

@@ -174,6 +174,7 @@ function MembershipActions({ team }: { team: TeamDto }) {
   else if (!isOwner && !mine && leave.isSuccess) note = 'You left the team.';
 
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a note and the membership buttons, not form fields under a legend
     <div className="team-actions" role="group" aria-label="Membership">
       {note && <p className="muted team-note">{note}</p>}
       <div className="button-row">

@@ -79,7 +79,11 @@ function TeamList({ list }: { list: InfiniteListResult<TeamDto> }) {
   const pages = list.data?.pages ?? [];
   // keyset pages cannot repeat a team, but a team made meanwhile could shift an offset: show each once
   const seen = new Set<string>();
-  const items = pages.flatMap((p) => p.items).filter((t) => (seen.has(t._id) ? false : (seen.add(t._id), true)));
+  const items = pages.flatMap((p) => p.items).filter((t) => {
+    if (seen.has(t._id)) return false;
+    seen.add(t._id);
+    return true;
+  });
   const total = pages[pages.length - 1]?.total ?? items.length;
   if (!items.length) return <p className="empty-state muted">{NO_TEAMS}</p>;
   return (

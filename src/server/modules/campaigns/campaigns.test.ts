@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
-import { campaigns, changeHistory, donations, ledgerEntries, ledgerGroups, supports, users } from '../../db/schema';
+import { campaigns, changeHistory, supports, users } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, uploadImages, type Client } from '../../../../test/helpers';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;

@@ -33,7 +33,7 @@ import { visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvField, csvFilename } from '../../lib/csv';
 import { afterCursor } from '../../lib/listing';
 import { donationTemplates } from '../../mail/donation-templates';
-import { PaymentProviderError, WebhookSignatureError, type PaymentEvent, type PaymentProvider } from '../../payments/port';
+import { PaymentProviderError, WebhookSignatureError, type ChargeResult, type PaymentEvent, type PaymentProvider } from '../../payments/port';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 import { pageOf, readCursor } from '../users/paging';
@@ -669,7 +669,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         // claim the month: the pending donation row is the claim (its unique index keeps a second runner out)
         const claimed = await db.transaction(async (tx) => {
           const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update', { skipLocked: true });
-          if (!sub || sub.status !== 'active' || !sub.paymentMethodRef) return null;
+          if (sub?.status !== 'active' || !sub.paymentMethodRef) return null;
           if ((sub.nextRetryAt ?? sub.nextChargeAt).getTime() > now.getTime()) return null;
           const period = periodOf(sub.nextChargeAt);
           const [standing] = await tx
@@ -698,7 +698,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!claimed) continue;
         counts.charged += 1;
         const email = (await donorEmail(claimed.d)) ?? '';
-        let result;
+        let result: ChargeResult;
         try {
           result = await provider.chargeSaved({
             donationId: claimed.d.id,

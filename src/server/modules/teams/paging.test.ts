@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
+import type { TeamDto } from '../../../shared/schemas/teams';
 import { projects, teamMembers, teams } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, type Client } from '../../../../test/helpers';
 import { checkCap, checkPaging, groupedTimes, insertPeople, newestFirst, restPages, trpcPages, walk, type FetchPage } from '../users/paging-checks';
@@ -177,7 +178,7 @@ describe.each(['rest', 'trpc'] as const)('team lists, paged, through the %s door
 
 describe('a single team carries its first 50 members and the cursor for the rest', () => {
   const getTeam = async (door: 'rest' | 'trpc', who: Client | null, id: string) =>
-    door === 'rest' ? (await call(app, who, { method: 'GET', url: `/api/teams/${id}` })).json() : (await trpc(app, who, 'query', 'teams.get', { id })).data;
+    (door === 'rest' ? (await call(app, who, { method: 'GET', url: `/api/teams/${id}` })).json() : (await trpc(app, who, 'query', 'teams.get', { id })).data) as TeamDto;
 
   it.each(['rest', 'trpc'] as const)('(%s)', async (door) => {
     const m = await getTeam(door, mOwner, teamM);

@@ -531,7 +531,7 @@ export function createTeamsService(deps: Deps) {
         const team = await lockTeam(tx, id);
         if (team.ownerId !== user.id) {
           const mine = await rowOf(tx, team.id, user.id);
-          if (!mine || mine.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamInviteNotAllowed);
+          if (mine?.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamInviteNotAllowed);
           if (input.status === 'active') throw forbidden(M.teamOnlyOwnerAddsActive);
           if (input.role === 'manager') throw forbidden(M.teamOnlyOwnerMakesManager);
         }
@@ -627,7 +627,7 @@ export function createTeamsService(deps: Deps) {
         if (existing?.status === 'active') throw conflict(M.teamYouAreMember);
         // asked to join, not invited: the owner accepts that one
         if (existing?.status === 'requested') throw conflict(M.teamAlreadyRequested);
-        if (!existing || existing.status !== 'invited') throw notFound(M.teamNoInvite);
+        if (existing?.status !== 'invited') throw notFound(M.teamNoInvite);
         if (await blockedEitherWay(tx, user.id, [team.ownerId])) throw forbidden(M.teamJoinBlocked);
         await tx.update(teamMembers).set({ status: 'active', updatedAt: new Date() }).where(eq(teamMembers.id, existing.id));
         await recordMember(tx, 'update', existing, ['status'], user.id);
@@ -669,7 +669,7 @@ export function createTeamsService(deps: Deps) {
       if (!team) throw notFound(M.teamNotFound);
       if (team.ownerId !== user.id) {
         const mine = await rowOf(db, team.id, user.id);
-        if (!mine || mine.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamSuggestNotAllowed);
+        if (mine?.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamSuggestNotAllowed);
       }
       let tags = team.tags;
       const projectId = query.projectId ?? team.projectId;

@@ -120,7 +120,7 @@ function expected(m: Model, s: Step & { target?: number }, actor: number | null)
     case 'invite': {
       if (A !== O) {
         const mine = row(A);
-        if (!mine || mine.status !== 'active' || mine.role !== 'manager') return 403;
+        if (mine?.status !== 'active' || mine.role !== 'manager') return 403;
         if (s.status === 'active' || s.role === 'manager') return 403;
       }
       if (s.by === 'ghost') return 404;
@@ -143,7 +143,7 @@ function expected(m: Model, s: Step & { target?: number }, actor: number | null)
       const r = row(A);
       if (r?.status === 'active') return 409;
       if (r?.status === 'requested') return 409;
-      if (!r || r.status !== 'invited') return 404;
+      if (r?.status !== 'invited') return 404;
       if (blocked(m, A, O)) return 403;
       m.rows.set(A, { ...r, status: 'active' });
       return 200;

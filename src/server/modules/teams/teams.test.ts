@@ -23,6 +23,7 @@ type Who = Person | null;
 type Door = 'rest' | 'trpc';
 interface Res {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
   body: any;
   error?: string;
 }
@@ -129,6 +130,7 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
   async function newTeam(who: Person = owner, data: Record<string, unknown> = {}) {
     const res = await api.create(who, { name: `${tok} team`, ...data });
     api.ok(res, 201);
+    // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
     return res.body as { _id: string; [k: string]: any };
   }
   /** A team with the owner, an active manager (mgr) and an active member (carol). */

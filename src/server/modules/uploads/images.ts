@@ -114,6 +114,6 @@ export async function encodeImage(data: Buffer, kind: ImageKind, name = ''): Pro
 export function altFromFilename(filename: string | undefined): string {
   const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
   const stem = base.includes('.') && !base.startsWith('.') ? base.slice(0, base.lastIndexOf('.')) : base;
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a file name must lose
   return stem.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 200).trim();
 }

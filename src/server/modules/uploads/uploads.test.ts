@@ -522,6 +522,7 @@ describe('over HTTP: the tRPC door (uploads.campaignImages, uploads.avatar), and
       headers: token ? { authorization: `Bearer ${token}` } : {},
     });
     const body = (await res.json()) as {
+      // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
       result?: { data: { json: any } };
       error?: { json: { message: string; data: { code: string; httpStatus: number } } };
     };
