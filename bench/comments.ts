@@ -134,7 +134,9 @@ export async function findCommentTargets(probe: postgres.Sql): Promise<CommentTa
   const [deepReply] = await probe<{ created_at: Date; id: string }[]>`
     select created_at, id from comments where parent_id = ${long.parent_id}
     order by created_at, id offset ${Math.floor(Number(long.n) * 0.9)} limit 1`;
-  const [blocker] = await probe<{ blocker_id: string; n: string }[]>`select blocker_id, count(*) as n from blocks group by blocker_id order by count(*) desc limit 1`;
+  const [blocker] = await probe<
+    { blocker_id: string; n: string }[]
+  >`select blocker_id, count(*) as n from blocks group by blocker_id order by count(*) desc limit 1`;
   const [{ n: allBlocks }] = await probe<{ n: string }[]>`select count(*) as n from blocks`;
   const [{ n_all: all }] = await probe<{ n_all: string }[]>`select count(*) as n_all from comments`;
   return {
@@ -171,10 +173,16 @@ export async function explainComments(benchUrl: string, t: CommentTargets): Prom
     const cases: [string, () => Promise<unknown>][] = [
       ['first page of threads, anonymous', () => service.list(anonymous, t.big, CommentPageQuery.parse({}))],
       ['page of threads at 90 %, anonymous', () => service.list(anonymous, t.big, CommentPageQuery.parse({ cursor: t.deepThreads }))],
-      [`first page of threads, a viewer who blocked ${t.blocks} people (${t.allBlocks} blocks in all)`, () => service.list(viewer, t.big, CommentPageQuery.parse({}))],
+      [
+        `first page of threads, a viewer who blocked ${t.blocks} people (${t.allBlocks} blocks in all)`,
+        () => service.list(viewer, t.big, CommentPageQuery.parse({})),
+      ],
       ['page of threads at 90 %, the same viewer', () => service.list(viewer, t.big, CommentPageQuery.parse({ cursor: t.deepThreads }))],
       ['first page of replies of the long thread, the same viewer', () => service.replies(viewer, t.big, t.longThread, CommentPageQuery.parse({}))],
-      ['replies of the long thread at 90 %, the same viewer', () => service.replies(viewer, t.big, t.longThread, CommentPageQuery.parse({ cursor: t.deepReplies }))],
+      [
+        'replies of the long thread at 90 %, the same viewer',
+        () => service.replies(viewer, t.big, t.longThread, CommentPageQuery.parse({ cursor: t.deepReplies })),
+      ],
     ];
     for (const [name, run] of cases) {
       captured.length = 0;

@@ -439,7 +439,9 @@ export async function startCountingProxy(databaseUrl: string) {
   url.port = String(port);
   return {
     url: url.toString(),
-    reset: () => void (trips.length = 0),
+    reset: () => {
+      trips.length = 0;
+    },
     trips: () => [...trips],
     close: async () => {
       for (const s of sockets) s.destroy();
@@ -459,7 +461,8 @@ export function statementLabel(text: string): string {
     return / where /.test(s) && cols.length ? ` by ${cols.join(', ')}` : '';
   };
   let m = t.match(/^insert into "?(\w+)"?/);
-  if (m) return `insert ${m[1]}${/on conflict .* do update/.test(t) ? ' (upsert)' : /on conflict do nothing/.test(t) ? ' (on conflict do nothing)' : ''}${/\) values \(.*\), \(/.test(t) ? ', 2 rows' : ''}`;
+  if (m)
+    return `insert ${m[1]}${/on conflict .* do update/.test(t) ? ' (upsert)' : /on conflict do nothing/.test(t) ? ' (on conflict do nothing)' : ''}${/\) values \(.*\), \(/.test(t) ? ', 2 rows' : ''}`;
   m = t.match(/^update "?(\w+)"? set (.*?) where (.*)$/);
   if (m) {
     const set = [...m[2].matchAll(/"(\w+)" =/g)].map((x) => x[1]);
@@ -686,7 +689,9 @@ export async function benchDonations(
       a.other.push(tools.otherCores(before, after));
       a.active += locked.active / WRITE_ROUNDS;
       a.waiting += locked.waiting / WRITE_ROUNDS;
-      process.stdout.write(`  round ${round + 1}: ${s.label.padEnd(40)} ${(r.total / r.seconds).toFixed(0).padStart(6)} req/s  (others: ${tools.otherCores(before, after).toFixed(1)} cores)\n`);
+      process.stdout.write(
+        `  round ${round + 1}: ${s.label.padEnd(40)} ${(r.total / r.seconds).toFixed(0).padStart(6)} req/s  (others: ${tools.otherCores(before, after).toFixed(1)} cores)\n`,
+      );
     }
   }
   const writes: Measured[] = scenarios.map((s) => {
@@ -727,7 +732,9 @@ export async function benchDonations(
   const off = await campaignsOffTheLedger(probe, [...t.appSpread, t.appOne, ...t.rawSpread, t.rawOne]);
   if (off.length) throw new Error(`after the writes, ${off.length} campaigns' totals differ from their ledger (${off.slice(0, 3).join(', ')})`);
   if (Number(states.other) > 0) throw new Error(`${states.other} donations of this run are not succeeded`);
-  const [{ n: oneCount }] = await probe<{ n: string }[]>`select count(*) as n from donations where campaign_id = ${t.appOne} and idempotency_key like ${`bench-${run}-%`}`;
+  const [{ n: oneCount }] = await probe<
+    { n: string }[]
+  >`select count(*) as n from donations where campaign_id = ${t.appOne} and idempotency_key like ${`bench-${run}-%`}`;
 
   // --- reads: the hot campaign next to one with none, alternating request by request
   const detail = [`/api/campaigns/${t.hot}`, `/api/campaigns/${t.empty}`];
@@ -738,8 +745,10 @@ export async function benchDonations(
     return (await res.json()) as { _id?: string; items?: { _id: string; totalRaised?: number; donors?: number }[]; totalRaised?: number; donors?: number };
   };
   const [hotDetail, emptyDetail, hotPage, emptyPage] = await Promise.all([...detail, ...pages].map(firstOf));
-  if (hotPage.items?.[0]?._id !== t.hot || emptyPage.items?.[0]?._id !== t.empty) throw new Error('the two list pages do not start with the hot campaign and the next one');
-  if (!hotDetail.totalRaised || !hotDetail.donors || emptyDetail.totalRaised !== 0) throw new Error('the hot campaign shows no money, or the other one shows some');
+  if (hotPage.items?.[0]?._id !== t.hot || emptyPage.items?.[0]?._id !== t.empty)
+    throw new Error('the two list pages do not start with the hot campaign and the next one');
+  if (!hotDetail.totalRaised || !hotDetail.donors || emptyDetail.totalRaised !== 0)
+    throw new Error('the hot campaign shows no money, or the other one shows some');
   const readSeconds = Math.max(2, o.duration);
   console.log(`\nReads, one connection, alternating (${o.warmup} s warm-up + ${readSeconds} s each pair):`);
   const reads: { what: string; hot: number[]; empty: number[] }[] = [];
@@ -862,7 +871,7 @@ export async function benchDonations(
     '',
     `**Profile.** ${PROFILE_REQUESTS} donations one after another (after ${PROFILE_WARMUP}) from a second instance of each server whose database connections go ` +
       'through a proxy that reads the PostgreSQL protocol: each statement (Execute, or a simple Query), each round trip (Sync) and the time from the round ' +
-      "trip's Sync to PostgreSQL's ReadyForQuery. \"Write commits\": transactions that write (explicit ones, and writes outside them), each a WAL flush. " +
+      'trip\'s Sync to PostgreSQL\'s ReadyForQuery. "Write commits": transactions that write (explicit ones, and writes outside them), each a WAL flush. ' +
       '"Parsed and planned anew": Parse messages, sent for an unnamed statement every time and for a named (prepared) one once per connection.',
     '',
     profileTable(),

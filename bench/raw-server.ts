@@ -66,7 +66,9 @@ app.post<{ Params: { id: string }; Body: { amount?: unknown; email?: unknown; ca
   const campaignId = req.params.id;
   const amount = Math.round(major * 100);
   const donorEmail = email.toLowerCase();
-  const requestHash = createHash('sha256').update(JSON.stringify([`e:${donorEmail}`, campaignId, amount, false, card])).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify([`e:${donorEmail}`, campaignId, amount, false, card]))
+    .digest('hex');
   const providerRef = `raw_pay_${randomBytes(12).toString('hex')}`;
   const d = await sql.begin(async (tx) => {
     const [row] = await tx<{ id: string; campaign_id: string; amount: string; currency: string; status: string; created_at: Date }[]>`

@@ -258,11 +258,14 @@ async function seed(sql: postgres.Sql, n: number): Promise<Record<string, number
       from generate_series(1, n)
     $$`);
 
-  await phase(`${OWNERS} owners`, () => sql`
+  await phase(
+    `${OWNERS} owners`,
+    () => sql`
     insert into users (email, username, name, tags, password_hash, image_url, email_verified_at, created_at, updated_at)
     select 'owner' || g || '@bench.example.com', 'owner' || g, initcap(bench_words(${vocab}, 2)), bench_tags(${vocab}, 3),
            'not-a-password-hash', '/uploads/avatar/' || gen_random_uuid() || '.jpg', now(), ts, ts
-    from (select g, now() - random() * interval '1500 days' as ts from generate_series(1, ${OWNERS}) g) s`);
+    from (select g, now() - random() * interval '1500 days' as ts from generate_series(1, ${OWNERS}) g) s`,
+  );
 
   // bulk load: the secondary indexes are dropped and built again afterwards, as the migrations define them
   const indexes = await sql<{ name: string; def: string }[]>`
@@ -298,17 +301,22 @@ async function seed(sql: postgres.Sql, n: number): Promise<Record<string, number
     );
   });
 
-  await phase('supports', () => sql`
+  await phase(
+    'supports',
+    () => sql`
     with o as (select array_agg(id order by id) as ids from users)
     insert into supports (campaign_id, user_id, confirmed_at, created_at)
     select c.id, o.ids[1 + ((c.start + j * 7) % array_length(o.ids, 1))], c.created_at + interval '1 day', c.created_at + interval '1 day'
     from (select id, created_at, 1 + floor(random() * 15)::int as k, floor(random() * ${OWNERS})::int as start
           from campaigns where action_mode <> 'donation' and random() < 0.2) c
-    cross join lateral generate_series(1, c.k) j, o`);
+    cross join lateral generate_series(1, c.k) j, o`,
+  );
 
   // donations with their ledger groups: provider -x, campaign +x in the campaign's currency (balanced; the
   // deferred trigger checks every group at commit)
-  await phase('donations + ledger', () => sql`
+  await phase(
+    'donations + ledger',
+    () => sql`
     with o as (select array_agg(id order by id) as ids from users),
     d as (
       insert into donations (campaign_id, donor_id, donor_email, amount, currency, status, provider, provider_ref,
@@ -333,10 +341,13 @@ async function seed(sql: postgres.Sql, n: number): Promise<Record<string, number
     select g.id, x.account_type, x.account_id, x.amount, d.currency, d.created_at
     from g join d on d.id = g.donation_id
     cross join lateral (values ('provider'::ledger_account_type, 'sandbox', -d.amount),
-                               ('campaign'::ledger_account_type, d.campaign_id::text, d.amount)) x(account_type, account_id, amount)`);
+                               ('campaign'::ledger_account_type, d.campaign_id::text, d.amount)) x(account_type, account_id, amount)`,
+  );
 
   await sql.unsafe(`drop function bench_words(text[], int); drop function bench_tags(text[], int)`);
-  await phase(`comments (${BIG_COMMENTS.toLocaleString('en-US')} on one campaign, ${SMALL_COMMENTS} on another, a few elsewhere)`, () => seedComments(sql, vocab));
+  await phase(`comments (${BIG_COMMENTS.toLocaleString('en-US')} on one campaign, ${SMALL_COMMENTS} on another, a few elsewhere)`, () =>
+    seedComments(sql, vocab),
+  );
   await phase('vacuum analyze', () => sql.unsafe(`vacuum (analyze)`));
   return times;
 }
@@ -581,11 +592,7 @@ function closedLoad(s: Scenario, duration: number, connections: number): Promise
   });
 }
 
-async function measure(
-  s: Scenario,
-  meter: CpuMeter,
-  run: { connections: number; duration: number; warmup: number; rate?: number },
-): Promise<Measured> {
+async function measure(s: Scenario, meter: CpuMeter, run: { connections: number; duration: number; warmup: number; rate?: number }): Promise<Measured> {
   process.stdout.write(`  ${s.label.padEnd(46)}`);
   await waitForQuiet(meter);
   await load(s, run.warmup, run.connections, run.rate);
@@ -716,7 +723,8 @@ function resultsTable(results: Measured[], full: boolean): string {
     let ratio = '';
     if (r.key.startsWith('rest-') && raw) ratio = `REST/raw ${fmt(r.rps / raw.rps, 2)}`;
     const restTwin = by(r.key.replace(/^trpc-/, 'rest-'));
-    if (r.key.startsWith('trpc-') && restTwin) ratio = `tRPC/REST ${fmt(r.rps / restTwin.rps, 2)} req/s, ${fmt(r.serverCpu / restTwin.serverCpu, 2)} server CPU`;
+    if (r.key.startsWith('trpc-') && restTwin)
+      ratio = `tRPC/REST ${fmt(r.rps / restTwin.rps, 2)} req/s, ${fmt(r.serverCpu / restTwin.serverCpu, 2)} server CPU`;
     const failed = `${r.timeouts ? ` (${r.timeouts} timed out after 10 s)` : ''}${r.bad ? ` (${r.bad} failed)` : ''}`;
     return full
       ? `| ${r.label} | ${r.rps.toFixed(0)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${fmt(r.serverCpu, 2)} | ${fmt(r.pgCpu, 2)} | ${ratio}${failed} |`
@@ -882,8 +890,18 @@ async function benchComments(
     { key: 'small', label: `first page of threads, campaign of ${SMALL_COMMENTS} comments`, url: threads(t.small), server: 'app' },
     { key: 'big', label: `first page of threads, campaign of ${big} comments`, url: threads(t.big), server: 'app' },
     { key: 'big-deep', label: `page of threads at 90 % (cursor), campaign of ${big}`, url: threads(t.big, `?cursor=${t.deepThreads}`), server: 'app' },
-    { key: 'replies', label: `first page of replies, thread of ${LONG_REPLIES.toLocaleString('en-US')} replies`, url: threads(t.big, `/${t.longThread}/replies`), server: 'app' },
-    { key: 'replies-deep', label: 'page of replies at 90 % (cursor), same thread', url: threads(t.big, `/${t.longThread}/replies?cursor=${t.deepReplies}`), server: 'app' },
+    {
+      key: 'replies',
+      label: `first page of replies, thread of ${LONG_REPLIES.toLocaleString('en-US')} replies`,
+      url: threads(t.big, `/${t.longThread}/replies`),
+      server: 'app',
+    },
+    {
+      key: 'replies-deep',
+      label: 'page of replies at 90 % (cursor), same thread',
+      url: threads(t.big, `/${t.longThread}/replies?cursor=${t.deepReplies}`),
+      server: 'app',
+    },
   ];
   // one request each first: the answers must be right (and their size known) before they are timed
   const answers: Record<string, string> = {};
@@ -915,7 +933,11 @@ async function benchComments(
     { label: 'nothing else' },
     { label: `${o.connections} connections read the first page of the ${SMALL_COMMENTS}-comment campaign, flat out`, readers: scenarios[0] },
     { label: `${o.connections} connections read the first page of the ${big}-comment campaign, flat out`, readers: scenarios[1] },
-    { label: `${o.connections} connections read the first page of the ${big}-comment campaign, ${o.rate} req/s in all, evenly spaced`, readers: scenarios[1], rate: o.rate },
+    {
+      label: `${o.connections} connections read the first page of the ${big}-comment campaign, ${o.rate} req/s in all, evenly spaced`,
+      readers: scenarios[1],
+      rate: o.rate,
+    },
   ];
   console.log(`\nGET /api/campaigns?limit=5, one connection from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${single.duration} s each), while:`);
   await probeLoad(list, o.warmup, LIST_READER_ADDRESS);
@@ -1384,7 +1406,7 @@ async function main() {
           `${Math.max(...others) >= 0.3 ? ' (the numbers are disturbed by that much)' : ''}.`,
         '',
         `${o.connections} connections, pipelining 1, ${o.warmup} s warm-up + ${o.duration} s per scenario ` +
-          '(CPU columns: milliseconds of CPU per request used by the answering server\'s processes and by its PostgreSQL backends):',
+          "(CPU columns: milliseconds of CPU per request used by the answering server's processes and by its PostgreSQL backends):",
         '',
         resultsTable(results, true),
         '',
@@ -1398,7 +1420,6 @@ async function main() {
         '',
         `Targets${o.campaigns < 1_000_000 ? ' (the latency targets are for 1,000,000 campaigns)' : ''}: ` +
           `REST list / raw = ${restRaw.toFixed(2)} in req/s (>= 0.8: ${verdict(restRaw >= 0.8)}), ${restRawCpu.toFixed(2)} by CPU per request. ` +
-
           `Search p95 (worst of common, rarer and new searches) < 20 ms: ${atOne.search.toFixed(1)} ms with one connection (${verdict(atOne.search < 20)}), ` +
           `${atRate.search.toFixed(1)} ms at a steady ${o.rate} req/s (${verdict(atRate.search < 20)}), ${atFull.search.toFixed(1)} ms with ${o.connections} connections flat out (${verdict(atFull.search < 20)}). ` +
           `Deep page p95 (worse of keyset and page=) < 10 ms: ${atOne.deep.toFixed(1)} ms with one connection (${verdict(atOne.deep < 10)}), ` +

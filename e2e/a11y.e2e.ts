@@ -29,7 +29,10 @@ beforeAll(async () => {
   owner = await signUp(h.app, { username: 'axe_owner' });
   ownerEmail = owner.email;
   ids.owner = owner.userId;
-  await h.database.db.update(users).set({ emailVerifiedAt: new Date(), tags: ['music'] }).where(eq(users.id, owner.userId));
+  await h.database.db
+    .update(users)
+    .set({ emailVerifiedAt: new Date(), tags: ['music'] })
+    .where(eq(users.id, owner.userId));
   const admin = await signUp(h.app, { username: 'axe_admin' });
   adminEmail = admin.email;
   await setAdmin(h.database.db, adminEmail, true);

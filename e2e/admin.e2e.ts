@@ -149,7 +149,9 @@ describe('admin console', () => {
     const disputedApprove = row(payoutIds[2]).getByRole('button', { name: 'Approve' });
     expect(await disputedApprove.isDisabled()).toBe(true);
     await row(payoutIds[2]).getByText('This payout is disputed').waitFor();
-    expect(await disputedApprove.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent)).toBe('This payout is disputed');
+    expect(await disputedApprove.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent)).toBe(
+      'This payout is disputed',
+    );
     await shootBoth(page, 'admin-payouts');
 
     // approve with a batch id, by keyboard: the field has the focus, Enter confirms
@@ -163,7 +165,10 @@ describe('admin console', () => {
     await shootBoth(page, 'admin-payouts-approve');
     await batch.fill('BATCH-2024-001');
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Payout of $20.00 for ${TITLE_A} approved.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Payout of $20.00 for ${TITLE_A} approved.` })
+      .waitFor();
     await expect.poll(() => rows.count()).toBe(2);
 
     // reject with the prefilled reason
@@ -313,7 +318,10 @@ describe('admin console', () => {
     await page.getByRole('heading', { level: 1, name: 'Subscription Cron' }).waitFor();
     await page.getByText('No runs yet.').waitFor();
     await page.getByRole('button', { name: 'Run now' }).click();
-    await page.getByRole('status').filter({ hasText: /^Run succeeded/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Run succeeded/ })
+      .waitFor();
     const rows = page.getByRole('region', { name: 'Runs table' }).locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(1);
     expect(await page.getByRole('region', { name: 'Runs table' }).locator('thead th').allInnerTexts()).toEqual([

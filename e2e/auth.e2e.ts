@@ -13,8 +13,7 @@ afterAll(async () => {
 });
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-const navNames = async (page: Page) =>
-  (await nav(page).getByRole('link').or(nav(page).getByRole('button')).allInnerTexts()).map((s) => s.trim());
+const navNames = async (page: Page) => (await nav(page).getByRole('link').or(nav(page).getByRole('button')).allInnerTexts()).map((s) => s.trim());
 /** The navigation settles once the session check answers. */
 const expectNav = (page: Page, names: string[]) => expect.poll(() => navNames(page)).toEqual(names);
 

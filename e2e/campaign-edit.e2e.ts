@@ -63,7 +63,11 @@ function layoutShift(page: Page): Promise<{ cls: number; moved: string[] }> {
   return page.evaluate(
     () =>
       new Promise<{ cls: number; moved: string[] }>((resolve) => {
-        type Shift = PerformanceEntry & { value: number; hadRecentInput: boolean; sources: { node?: Node; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[] };
+        type Shift = PerformanceEntry & {
+          value: number;
+          hadRecentInput: boolean;
+          sources: { node?: Node; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[];
+        };
         let cls = 0;
         const moved: string[] = [];
         const add = (entries: PerformanceEntry[]) => {
@@ -278,7 +282,9 @@ describe('editing a campaign', () => {
         if (who) await context.addCookies([{ name: SESSION_COOKIE, value: who.token, url: h.baseUrl }]);
         await page.goto(`/campaigns/${id}`);
         await page.getByRole('heading', { level: 1, name: 'Harbour lights' }).waitFor();
-        await expect.poll(() => page.locator('.cover img').evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0)).toBe(true);
+        await expect
+          .poll(() => page.locator('.cover img').evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0))
+          .toBe(true);
         await page.getByRole('heading', { name: 'Comments' }).waitFor();
         await settle(page);
         const shift = await layoutShift(page);

@@ -43,7 +43,9 @@ async function png(name: string, width: number, height: number, rgb: [number, nu
       raw[i + 2] = rgb[2];
     }
   }
-  await sharp(raw, { raw: { width, height, channels: 3 } }).png().toFile(file);
+  await sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toFile(file);
   return file;
 }
 

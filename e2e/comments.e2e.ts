@@ -159,7 +159,7 @@ describe('comments on a campaign', () => {
     const annReply = threadOfAnn.getByRole('article', { name: 'Comment by ann_writes' });
     await annReply.waitFor();
     expect(await textOf(annReply)).toBe('Thanks Ben!');
-    expect((await threadOfAnn.locator('article .comment-text').allInnerTexts())).toEqual(['Welcome aboard, Ann!', 'Thanks Ben!']);
+    expect(await threadOfAnn.locator('article .comment-text').allInnerTexts()).toEqual(['Welcome aboard, Ann!', 'Thanks Ben!']);
 
     // her thread's first comment (while editing, its text is in the box, so not found by text)
     const annFirstAgain = byAuthor(annPage, 'ann_writes').first();

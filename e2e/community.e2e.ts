@@ -24,7 +24,10 @@ async function openPage(): ReturnType<Harness['newPage']> {
 }
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail' && lastPage && !lastPage.isClosed()) {
-    const text = await lastPage.locator('body').innerText().catch(() => '(no page)');
+    const text = await lastPage
+      .locator('body')
+      .innerText()
+      .catch(() => '(no page)');
     console.log(`--- ${ctx.task.name}: ${lastPage.url()}\n${text}`);
     await lastPage.screenshot({ path: path.join(os.tmpdir(), 'community-e2e-failure.png'), fullPage: true }).catch(() => {});
   }
@@ -189,7 +192,9 @@ describe('favorites', () => {
     const base = Date.now();
     const made = await h.database.db
       .insert(campaigns)
-      .values(Array.from({ length: 25 }, (_, i) => ({ ownerId: maker.userId, title: `Quillon ${String(i).padStart(2, '0')}`, createdAt: new Date(base - i * 1000) })))
+      .values(
+        Array.from({ length: 25 }, (_, i) => ({ ownerId: maker.userId, title: `Quillon ${String(i).padStart(2, '0')}`, createdAt: new Date(base - i * 1000) })),
+      )
       .returning({ id: campaigns.id, title: campaigns.title });
     await favoriteByRest(fan, 'campaign', made[3].id);
     await favoriteByRest(fan, 'campaign', made[22].id);
@@ -212,7 +217,10 @@ describe('favorites', () => {
     const rows = (p: Page) => p.locator('table tbody tr');
     await page.goto('/campaigns?q=quillon');
     await expect.poll(() => rows(page).count()).toBe(20);
-    const button = (i: number) => rows(page).filter({ hasText: made[i].title }).getByRole('button', { name: new RegExp(`: ${made[i].title}$`) });
+    const button = (i: number) =>
+      rows(page)
+        .filter({ hasText: made[i].title })
+        .getByRole('button', { name: new RegExp(`: ${made[i].title}$`) });
     await expect.poll(() => button(3).innerText()).toBe('★ Favorited');
     expect(await button(3).isDisabled()).toBe(true);
     await expect.poll(() => button(4).isEnabled()).toBe(true);
@@ -264,7 +272,9 @@ async function bandedPng(file: string) {
       raw[i + 2] = band === 2 ? 230 : 0;
     }
   }
-  await sharp(raw, { raw: { width, height, channels: 3 } }).png().toFile(file);
+  await sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toFile(file);
 }
 
 describe('account', () => {
@@ -350,7 +360,7 @@ describe('account', () => {
     expect(await navAvatar.getAttribute('src')).toBe(url);
     await expect.poll(() => navAvatar.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     // and the account page shows it as the current one
-    expect(await page.getByRole('img', { name: 'Your current profile image' }).getAttribute('src')).toBe(url);
+    expect(await page.getByRole('img', { name: 'Your current avatar' }).getAttribute('src')).toBe(url);
 
     // the public profile: picture (zoomable), name, username, tags, and Edit Profile for the owner
     await page.goto(`/profiles/${painter.userId}`);
@@ -401,7 +411,7 @@ describe('account', () => {
     await page.unroute('**/api/upload/avatar');
     // the browser cannot encode the crop: 'Failed to save image'
     await page.evaluate(() => {
-      HTMLCanvasElement.prototype.toBlob = function (cb: BlobCallback) {
+      HTMLCanvasElement.prototype.toBlob = (cb: BlobCallback) => {
         cb(null);
       };
     });

@@ -41,7 +41,12 @@ async function logIn(page: Page, email: string, password = PASSWORD) {
 const donatePanel = (page: Page) => page.getByRole('region', { name: 'Donate', exact: true });
 const details = (page: Page) => page.getByRole('complementary', { name: 'Campaign details' });
 /** The value of one fact of the details panel ('Raised', 'Donors'). */
-const fact = (page: Page, name: string) => details(page).locator('dl > div').filter({ has: page.locator('dt', { hasText: name }) }).locator('dd').innerText();
+const fact = (page: Page, name: string) =>
+  details(page)
+    .locator('dl > div')
+    .filter({ has: page.locator('dt', { hasText: name }) })
+    .locator('dd')
+    .innerText();
 const progress = (page: Page) => details(page).getByRole('progressbar', { name: 'Progress toward the goal' });
 
 /** The idempotency key a donate call sent (tRPC batch body: {"0": {"json": input}}). */
@@ -49,10 +54,11 @@ const keyOf = (req: Request) => (req.postDataJSON() as { 0: { json: { idempotenc
 const DONATE = '**/trpc/donations.donate*';
 
 /** The focused element's accessible text: its aria-label, else its text. */
-const focused = (page: Page) => page.evaluate(() => {
-  const el = document.activeElement as HTMLElement | null;
-  return el ? (el.getAttribute('aria-label') ?? el.innerText ?? el.tagName).trim() : '';
-});
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return el ? (el.getAttribute('aria-label') ?? el.innerText ?? el.tagName).trim() : '';
+  });
 
 async function shoot(page: Page, name: string) {
   // nothing sticks out sideways, at any width: wide content scrolls in its own box
@@ -328,7 +334,9 @@ describe('donations', () => {
 
     // the CSV: a header row and the amounts with 2 decimals
     const [download] = await Promise.all([page.waitForEvent('download'), section.getByRole('link', { name: 'Download CSV' }).click()]);
-    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(csv[0]).toBe('date,donor,amount,currency,status,monthly,id');
     expect(csv.slice(1).map((l) => l.split(',').slice(1, 6))).toEqual([
       ['monthly_maya', '5.00', 'USD', 'succeeded', 'yes'],

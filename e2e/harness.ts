@@ -90,9 +90,7 @@ export async function startHarness(): Promise<Harness> {
  * started by then. Lets a test say "nothing more happened" without waiting a fixed time.
  */
 export async function settle(page: Page): Promise<void> {
-  await page.evaluate(
-    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))),
-  );
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))));
 }
 
 /** Counts the requests whose URL contains `part` until `stop()` is called. */

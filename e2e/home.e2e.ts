@@ -130,7 +130,12 @@ describe('the home page', () => {
       expect(await kiln.innerText()).toContain('card_maker');
       expect(await kiln.innerText()).toContain('$0.00 raised');
       await expect
-        .poll(() => cards.first().locator('img').evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0))
+        .poll(() =>
+          cards
+            .first()
+            .locator('img')
+            .evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0),
+        )
         .toBe(true);
       await settle(page);
       expect(await layoutShift(page)).toBeLessThan(0.02);

@@ -69,11 +69,18 @@ async function createCampaign(title: string): Promise<string> {
 }
 
 const row = (page: Page, title: string) =>
-  page.getByRole('list', { name: 'Active campaigns' }).getByRole('listitem').filter({ has: page.getByRole('link', { name: title, exact: true }) });
+  page
+    .getByRole('list', { name: 'Active campaigns' })
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('link', { name: title, exact: true }) });
 const fundsButton = (page: Page, title: string) => row(page, title).getByRole('button', { name: 'Funds', exact: true });
 const funds = (page: Page) => page.getByRole('region', { name: 'Funds', exact: true });
 const figure = (panel: Locator, name: string) =>
-  panel.locator('.funds-facts > div').filter({ has: panel.page().locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd').innerText();
+  panel
+    .locator('.funds-facts > div')
+    .filter({ has: panel.page().locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+    .locator('dd')
+    .innerText();
 /** The element the button's aria-controls names. */
 const controlled = (button: Locator) =>
   button.evaluate((b) => {

@@ -63,9 +63,17 @@ async function shootBoth(page: Page, name: string) {
 
 const funds = (page: Page) => page.getByRole('region', { name: 'Funds', exact: true });
 const figure = (page: Page, name: string) =>
-  funds(page).locator('.funds-facts > div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd').innerText();
+  funds(page)
+    .locator('.funds-facts > div')
+    .filter({ has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+    .locator('dd')
+    .innerText();
 const preview = (page: Page, name: string) =>
-  funds(page).locator('.payout-preview > div').filter({ has: page.locator('dt', { hasText: name }) }).locator('dd').innerText();
+  funds(page)
+    .locator('.payout-preview > div')
+    .filter({ has: page.locator('dt', { hasText: name }) })
+    .locator('dd')
+    .innerText();
 /** The texts an element's aria-describedby points to. */
 const description = (el: ReturnType<Page['locator']>) =>
   el.evaluate((e) =>

@@ -75,7 +75,10 @@ describe('a project from creation to deletion', () => {
     const panel = page.getByRole('region', { name: 'Suggested people to invite' });
     await panel.getByText('No suggestions yet.').waitFor();
     const diver = await signUp(h.app, { username: 'diver_dana' });
-    await h.database.db.update(users).set({ tags: ['marine', 'tidepools', 'knitting'] }).where(eq(users.id, diver.userId));
+    await h.database.db
+      .update(users)
+      .set({ tags: ['marine', 'tidepools', 'knitting'] })
+      .where(eq(users.id, diver.userId));
     await page.reload();
     const person = panel.getByRole('link', { name: 'diver_dana' });
     await person.waitFor();
@@ -188,7 +191,11 @@ describe("the owner's suggested people", () => {
     const ann = await signUp(h.app, { username: 'kelp_ann' });
     const bo = await signUp(h.app, { username: 'kelp_bo' });
     const cy = await signUp(h.app, { username: 'kelp_cy' });
-    for (const who of [ann, bo, cy]) await h.database.db.update(users).set({ tags: ['kelp'] }).where(eq(users.id, who.userId));
+    for (const who of [ann, bo, cy])
+      await h.database.db
+        .update(users)
+        .set({ tags: ['kelp'] })
+        .where(eq(users.id, who.userId));
     // the owner blocked one, another blocked the owner
     await post(owner, '/api/blocks', { userId: bo.userId });
     await post(cy, '/api/blocks', { userId: owner.userId });

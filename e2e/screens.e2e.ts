@@ -58,7 +58,11 @@ const sideways = (page: Page) => page.evaluate(() => document.scrollingElement!.
 const pastTheEdge = (page: Page) =>
   page.evaluate(() =>
     [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5 && ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 0.5))
+      .filter(
+        (el) =>
+          el.getBoundingClientRect().right > window.innerWidth + 0.5 &&
+          ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 0.5),
+      )
       .slice(0, 3)
       .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.textContent ?? '').trim().slice(0, 30)}"`)
       .join(', '),
@@ -151,7 +155,12 @@ describe('with data', () => {
     projectId = await post(owner, '/api/projects', { title: PROJECT, tags: ['mural', 'paint'], goalAmount: 30 });
     teamId = await post(owner, '/api/teams', { name: TEAM, projectId, tags: ['carpentry', 'paper', 'lighting'] });
     // the owner gives monthly to their own campaign, favorites it and follows the project
-    donationId = await post(owner, `/api/campaigns/${campaignId}/donations`, { amount: 1500, card: '4242424242424242', monthly: true }, { 'idempotency-key': 'screens-monthly-1' });
+    donationId = await post(
+      owner,
+      `/api/campaigns/${campaignId}/donations`,
+      { amount: 1500, card: '4242424242424242', monthly: true },
+      { 'idempotency-key': 'screens-monthly-1' },
+    );
     await post(owner, '/api/favorites', { targetType: 'campaign', targetId: campaignId });
     await post(owner, '/api/favorites', { targetType: 'project', targetId: projectId });
     await post(owner, '/api/favorites', { targetType: 'profile', targetId: admin.userId });
@@ -209,7 +218,11 @@ describe('with data', () => {
   it('no page scrolls sideways at 320 and 390 px, signed out, signed in and as an admin', async () => {
     const wide: string[] = [];
     // the admin's own screens as an admin; every route for a visitor and for a signed-in owner
-    for (const [who, only] of [[null, null], [owner, null], [admin, ['/admin', '/admin?tab=disputes', '/admin?tab=tokens', '/admin?tab=users', '/admin?tab=cron', '/admin/cron']]] as const) {
+    for (const [who, only] of [
+      [null, null],
+      [owner, null],
+      [admin, ['/admin', '/admin?tab=disputes', '/admin?tab=tokens', '/admin?tab=users', '/admin?tab=cron', '/admin/cron']],
+    ] as const) {
       const { page } = await h.newPage();
       if (who) await logIn(page, who.email);
       for (const width of [320, 390]) {
@@ -218,7 +231,8 @@ describe('with data', () => {
           await page.goto(route);
           await loaded(page);
           const over = await sideways(page);
-          if (over > 0) wide.push(`${who ? (who === admin ? 'admin' : 'owner') : 'visitor'} ${route} at ${width} px: ${over} px too wide (${await pastTheEdge(page)})`);
+          if (over > 0)
+            wide.push(`${who ? (who === admin ? 'admin' : 'owner') : 'visitor'} ${route} at ${width} px: ${over} px too wide (${await pastTheEdge(page)})`);
         }
       }
       await page.context().close();
@@ -237,9 +251,12 @@ describe('with data', () => {
     ...(await card.locator('dd').allInnerTexts()).map((t) => t.trim().replace(/\s+/g, ' ')).filter(Boolean),
   ];
   const actionNames = async (scope: Locator) =>
-    (await scope.getByRole('link').or(scope.getByRole('button')).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent?.trim() ?? ''))).filter(
-      (n) => n.startsWith('Open') || n.includes('Favorite') || n.startsWith('Cancel'),
-    );
+    (
+      await scope
+        .getByRole('link')
+        .or(scope.getByRole('button'))
+        .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent?.trim() ?? ''))
+    ).filter((n) => n.startsWith('Open') || n.includes('Favorite') || n.startsWith('Cancel'));
 
   it('lists are cards below 640 px and tables from 640 px, with the same facts and actions', async () => {
     const { page } = await h.newPage();
@@ -271,8 +288,16 @@ describe('with data', () => {
       for (const width of [390, 320]) {
         await page.setViewportSize({ width, height: 800 });
         await loaded(page);
-        expect(await page.locator('table').filter({ has: page.getByRole('rowheader', { name: c.title, exact: true }) }).count()).toBe(0);
-        const card = page.getByRole('list', { name: c.list, exact: true }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: c.title, exact: true }) });
+        expect(
+          await page
+            .locator('table')
+            .filter({ has: page.getByRole('rowheader', { name: c.title, exact: true }) })
+            .count(),
+        ).toBe(0);
+        const card = page
+          .getByRole('list', { name: c.list, exact: true })
+          .getByRole('listitem')
+          .filter({ has: page.getByRole('heading', { name: c.title, exact: true }) });
         await card.waitFor();
         if (c.favorite) await card.getByRole('button', { name: `★ Favorited: ${c.title}` }).waitFor();
         // each fact under its column's name
@@ -285,7 +310,17 @@ describe('with data', () => {
       }
     }
     // the other lists are cards at every width; their pages fit too (screenshots to look at)
-    for (const route of ['/profiles', '/favorites', '/favorites?tab=project', '/favorites?tab=profile', '/my', '/my?tab=teams', '/myCampaigns', '/myProjects', `/profiles/${owner.userId}`]) {
+    for (const route of [
+      '/profiles',
+      '/favorites',
+      '/favorites?tab=project',
+      '/favorites?tab=profile',
+      '/my',
+      '/my?tab=teams',
+      '/myCampaigns',
+      '/myProjects',
+      `/profiles/${owner.userId}`,
+    ]) {
       for (const width of [320, 390, 1280]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(route);
@@ -350,7 +385,9 @@ describe('with data', () => {
     await page.setViewportSize({ width: 640, height: 700 });
     await expect.poll(() => menuButton(page).count()).toBe(0);
     await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
-    const right = await nav(page).getByRole('button', { name: 'Logout' }).evaluate((el) => el.getBoundingClientRect().right);
+    const right = await nav(page)
+      .getByRole('button', { name: 'Logout' })
+      .evaluate((el) => el.getBoundingClientRect().right);
     expect(right).toBeLessThanOrEqual(640);
     await shoot(page, 'nav-bar');
     await page.setViewportSize({ width: 1280, height: 700 });

@@ -53,7 +53,12 @@ const supportPanel = (page: Page) => page.getByRole('region', { name: 'Support',
 const details = (page: Page) => page.getByRole('complementary', { name: 'Campaign details' });
 /** The value of one fact of a list of facts ('Supporters', 'Takes place'). */
 const factIn = (scope: Locator, name: string) =>
-  scope.locator('dl > div').filter({ has: scope.page().locator('dt', { hasText: name }) }).locator('dd').innerText().then((t) => t.trim());
+  scope
+    .locator('dl > div')
+    .filter({ has: scope.page().locator('dt', { hasText: name }) })
+    .locator('dd')
+    .innerText()
+    .then((t) => t.trim());
 const progress = (page: Page) => details(page).getByRole('progressbar', { name: 'Progress toward the goal' });
 
 /** The focused element's accessible text: its aria-label, else its text. */
@@ -251,7 +256,9 @@ describe('support and coordination', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
 
     const [download] = await Promise.all([page.waitForEvent('download'), section.getByRole('link', { name: 'Download CSV' }).click()]);
-    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(csv[0]).toBe('confirmed,name,email');
     expect(csv.slice(1).map((l) => l.split(',').slice(1))).toEqual([
       ['river_maya', ''],
@@ -260,9 +267,11 @@ describe('support and coordination', () => {
 
     // 21 older confirmed guests: a page of 20, then Load more by cursor
     const base = Date.now() - 30 * DAY;
-    await h.database.db.insert(supports).values(
-      Array.from({ length: 21 }, (_, i) => ({ campaignId, email: `older${String(i).padStart(2, '0')}@example.com`, confirmedAt: new Date(base + i * HOUR) })),
-    );
+    await h.database.db
+      .insert(supports)
+      .values(
+        Array.from({ length: 21 }, (_, i) => ({ campaignId, email: `older${String(i).padStart(2, '0')}@example.com`, confirmedAt: new Date(base + i * HOUR) })),
+      );
     await page.reload();
     await expect.poll(() => rows.count()).toBe(20);
     const more = section.getByRole('button', { name: 'Load more' });
@@ -304,7 +313,9 @@ describe('support and coordination', () => {
     await page.goto(`/campaigns/${farId}`);
     await panel.getByRole('heading', { name: 'Support' }).waitFor();
     // a day picked on the form reads as that day, with no countdown
-    const day = await page.evaluate(() => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date('2030-05-01T00:00:00Z')));
+    const day = await page.evaluate(() =>
+      new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date('2030-05-01T00:00:00Z')),
+    );
     expect(await factIn(panel, 'Takes place')).toBe(day);
     expect(await panel.locator('.countdown').count()).toBe(0);
 

@@ -52,7 +52,10 @@ describe('a team from creation on a project to its members coming and going', ()
     const bo = await signUp(h.app, { username: 'bo_by_email' });
     const cy = await signUp(h.app, { username: 'cy_requester' });
     const dee = await signUp(h.app, { username: 'dee_suggested' });
-    await h.database.db.update(users).set({ tags: ['synth', 'knitting'] }).where(eq(users.id, dee.userId));
+    await h.database.db
+      .update(users)
+      .set({ tags: ['synth', 'knitting'] })
+      .where(eq(users.id, dee.userId));
     const projectId = await createProject(owner, 'Night synth album', ['synth']);
     await createProject(owner, 'Second project');
 
@@ -285,17 +288,36 @@ describe('long lists of teams and members', () => {
     // straight into the tables: 54 members (Member 00 .. Member 53, oldest first) and 24 more teams
     const people = await db
       .insert(users)
-      .values(Array.from({ length: 54 }, (_, i) => ({ email: `big.band.${i}@example.com`, username: `member_${String(i).padStart(2, '0')}`, passwordHash: 'not-a-hash' })))
+      .values(
+        Array.from({ length: 54 }, (_, i) => ({
+          email: `big.band.${i}@example.com`,
+          username: `member_${String(i).padStart(2, '0')}`,
+          passwordHash: 'not-a-hash',
+        })),
+      )
       .returning({ id: users.id, username: users.username });
     const [project] = await db.insert(projects).values({ ownerId: owner.userId, title: 'Big band project' }).returning();
     const base = Date.now() - 3600_000;
     const made = await db
       .insert(teams)
-      .values(Array.from({ length: 25 }, (_, i) => ({ ownerId: owner.userId, name: `Band ${String(i).padStart(2, '0')}`, projectId: project.id, createdAt: new Date(base - i * 1000) })))
+      .values(
+        Array.from({ length: 25 }, (_, i) => ({
+          ownerId: owner.userId,
+          name: `Band ${String(i).padStart(2, '0')}`,
+          projectId: project.id,
+          createdAt: new Date(base - i * 1000),
+        })),
+      )
       .returning({ id: teams.id, name: teams.name });
-    await db.insert(teamMembers).values(made.map((t) => ({ teamId: t.id, userId: owner.userId, role: 'manager' as const, status: 'active' as const, createdAt: new Date(base - 10_000_000) })));
+    await db
+      .insert(teamMembers)
+      .values(
+        made.map((t) => ({ teamId: t.id, userId: owner.userId, role: 'manager' as const, status: 'active' as const, createdAt: new Date(base - 10_000_000) })),
+      );
     const bigTeam = made[0];
-    await db.insert(teamMembers).values(people.map((p, i) => ({ teamId: bigTeam.id, userId: p.id, status: 'active' as const, createdAt: new Date(base + i * 1000) })));
+    await db
+      .insert(teamMembers)
+      .values(people.map((p, i) => ({ teamId: bigTeam.id, userId: p.id, status: 'active' as const, createdAt: new Date(base + i * 1000) })));
     const everyone = ['big_band_owner', ...people.map((p) => p.username!)];
     const teamNames = made.map((t) => t.name);
 

@@ -138,7 +138,13 @@ export function checkContract(app: FastifyInstance): FastifyInstance {
     const method = String(o.method ?? 'GET').toUpperCase();
     if (!url.startsWith('/api/') || method === 'HEAD' || method === 'OPTIONS') return res;
     checker ??= load();
-    const problem = (await checker).check({ method, url, status: res.statusCode, contentType: res.headers['content-type'] as string | undefined, body: res.body });
+    const problem = (await checker).check({
+      method,
+      url,
+      status: res.statusCode,
+      contentType: res.headers['content-type'] as string | undefined,
+      body: res.body,
+    });
     if (problem) throw new Error(`API contract: ${problem}`);
     counter.checked += 1;
     return res;
@@ -147,7 +153,10 @@ export function checkContract(app: FastifyInstance): FastifyInstance {
   app.inject = ((opts?: InjectOptions | string, cb?: (err: Error | null, res?: LightMyRequestResponse) => void) => {
     if (opts === undefined) return (inject as unknown as () => unknown)();
     if (cb) {
-      checked(opts).then((res) => cb(null, res), (err: Error) => cb(err));
+      checked(opts).then(
+        (res) => cb(null, res),
+        (err: Error) => cb(err),
+      );
       return undefined;
     }
     return checked(opts);

@@ -109,11 +109,15 @@ export const PASSWORD = 'correct horse battery';
 /** Registers through the REST door and returns the account's email. */
 export async function register(app: FastifyInstance, p: { email?: string; username?: string; password?: string } = {}) {
   const email = p.email ?? uniqueEmail();
-  const res = await call(app, { ip: freshIp() }, {
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: { email, password: p.password ?? PASSWORD, username: p.username },
-  });
+  const res = await call(
+    app,
+    { ip: freshIp() },
+    {
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email, password: p.password ?? PASSWORD, username: p.username },
+    },
+  );
   if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
   return email;
 }
@@ -155,13 +159,7 @@ export async function tokenFromEmail(db: Database, to: string, kind: 'verify_ema
 }
 
 /** A tRPC call over HTTP as the browser makes it (superjson-wrapped input). */
-export async function trpc(
-  app: FastifyInstance,
-  who: Client | null,
-  kind: 'query' | 'mutation',
-  path: string,
-  input?: unknown,
-) {
+export async function trpc(app: FastifyInstance, who: Client | null, kind: 'query' | 'mutation', path: string, input?: unknown) {
   const wrapped = input === undefined ? undefined : { json: input };
   const res =
     kind === 'query'
@@ -173,6 +171,7 @@ export async function trpc(
   const body = res.json() as { result?: { data: { json: unknown } }; error?: { json: { message: string; data: { code: string; httpStatus: number } } } };
   return {
     status: res.statusCode,
+    // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
     data: body.result?.data.json as any,
     error: body.error?.json,
     headers: res.headers,
@@ -200,7 +199,9 @@ export function multipart(files: { field: string; filename: string; data: Buffer
 /** A PNG made on the spot. */
 export async function pngImage(width = 320, height = 200, color = { r: 200, g: 80, b: 40 }): Promise<Buffer> {
   const { default: sharp } = await import('sharp');
-  return sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .png()
+    .toBuffer();
 }
 
 /** Uploads `count` generated images through the real endpoint and returns their {url, alt}. */

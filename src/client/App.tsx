@@ -21,10 +21,7 @@ function lazyPage(name: AppRouteName): LazyExoticComponent<ComponentType> {
   return lazy(load);
 }
 
-const pages = Object.fromEntries(appRouteNames.map((name) => [name, lazyPage(name)])) as Record<
-  AppRouteName,
-  LazyExoticComponent<ComponentType>
->;
+const pages = Object.fromEntries(appRouteNames.map((name) => [name, lazyPage(name)])) as Record<AppRouteName, LazyExoticComponent<ComponentType>>;
 
 const signedIn = (el: ReactNode) => <RequireSignIn>{el}</RequireSignIn>;
 const adminOnly = (el: ReactNode) => <RequireAdmin>{el}</RequireAdmin>;

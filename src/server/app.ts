@@ -105,8 +105,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const storage = opts.storage ?? createLocalStorage(uploadsDir(config.dataDir));
   // the sandbox provider confirms payments through the webhook path: the same service call the route makes
   let receiveWebhook: Services['donations']['receiveWebhook'] | undefined;
-  const payments =
-    opts.payments ?? (await createPaymentProvider(config, async (name, body, headers) => void (await receiveWebhook!(name, body, headers))));
+  const payments = opts.payments ?? (await createPaymentProvider(config, async (name, body, headers) => void (await receiveWebhook!(name, body, headers))));
   const deps: Deps = {
     db,
     config,
@@ -148,6 +147,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerRequestAuth(app, deps);
 
   await app.register(
+    // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload
     async (api) => {
       authRest(api, services, deps);
       campaignsRest(api, services);
@@ -165,8 +165,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       usersRest(api, services);
     },
   );
+  // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload
   await app.register(async (api) => paymentWebhooksRest(api, services));
   // multipart parsing only in the uploads scope; uploaded files served from DATA_DIR/uploads
+  // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload
   await app.register(async (api) => uploadsRest(api, services));
   // the document of every route above, and its reference page
   registerApiDocs(app, apiRoutes);
@@ -174,6 +176,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerTrpcUploadLimit(app);
 
   // tRPC's HTTP protocol; reads answered directly, the rest by tRPC's Fastify handler (trpc/http.ts)
+  // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload
   await app.register(trpcPlugin, {
     prefix: '/trpc',
     trpcOptions: {

@@ -55,9 +55,7 @@ export function clientBuildIsStale(): boolean {
   const stamp = path.join(clientDist, STAMP);
   if (!existsSync(stamp) || !existsSync(path.join(clientDist, 'index.html'))) return true;
   const built = statSync(stamp).mtimeMs;
-  const sources = ['src/client', 'src/shared', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((p) =>
-    newestMtime(path.join(projectRoot, p)),
-  );
+  const sources = ['src/client', 'src/shared', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((p) => newestMtime(path.join(projectRoot, p)));
   return Math.max(...sources) > built;
 }
 

@@ -71,7 +71,12 @@ const ConfigSchema = z.object({
     .transform((v) => (v === undefined ? undefined : v === 'true')),
   /** The scheduled jobs (monthly charges, reminders) in this process, and how often they run. */
   JOBS: z.enum(['on', 'off']).default('on'),
-  JOBS_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  JOBS_INTERVAL_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(60),
   /** The platform's share of each payout, in percent (rounded half up to the cent). */
   PLATFORM_FEE_PERCENT: z.coerce.number().min(0).max(50).default(5),
   /** Stripe instead of the built-in sandbox payment provider: both or neither. */

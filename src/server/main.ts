@@ -12,7 +12,7 @@ import { DatabaseUnavailableError, openCheckedDatabase } from './db/client';
  */
 async function main() {
   const dev = process.argv.includes('--dev');
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(process.env, { dev });
   } catch (err) {
@@ -23,7 +23,7 @@ async function main() {
     throw err;
   }
 
-  let database;
+  let database: Awaited<ReturnType<typeof openCheckedDatabase>>;
   try {
     database = await openCheckedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   } catch (err) {

@@ -1,19 +1,6 @@
 /** Business constants of the product (spec section 9 and decisions.md), written once. */
 
-export const CATEGORIES = [
-  'art',
-  'code',
-  'literature',
-  'other',
-  'adult',
-  'music',
-  'photography',
-  'film',
-  'design',
-  'game',
-  'podcast',
-  'research',
-] as const;
+export const CATEGORIES = ['art', 'code', 'literature', 'other', 'adult', 'music', 'photography', 'film', 'design', 'game', 'podcast', 'research'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export const CURRENCIES = ['USD', 'EUR', 'GBP'] as const;

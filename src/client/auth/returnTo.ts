@@ -9,7 +9,7 @@ export function loginPathFor(path: string): string {
 
 /** The same-origin path (with its query and hash) `next` names, else '/'. */
 export function safeReturnPath(next: string | null | undefined, origin: string): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
+  if (!next?.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
   let url: URL;
   try {
     url = new URL(next, origin);

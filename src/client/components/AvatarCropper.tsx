@@ -146,6 +146,7 @@ export function AvatarCropper({ image, crop, onChange, disabled = false }: Avata
 
   return (
     <div className="cropper">
+      {/* biome-ignore lint/a11y/useSemanticElements: one draggable control with its description, not a set of form fields */}
       <div
         ref={frameRef}
         className={`cropper-frame${disabled ? ' cropper-disabled' : ''}`}
@@ -162,7 +163,7 @@ export function AvatarCropper({ image, crop, onChange, disabled = false }: Avata
         <img
           className="cropper-image"
           src={image.src}
-          alt="Picture being cropped"
+          alt="Crop preview"
           draggable={false}
           style={{
             width: size.width * scale,

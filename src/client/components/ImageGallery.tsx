@@ -20,6 +20,7 @@ export function ImageGallery({ images, title }: { images: GalleryImage[]; title:
         {images.map((img, i) => {
           const alt = img.alt || `${title}, picture ${i + 1}`;
           return (
+            // biome-ignore lint/suspicious/noArrayIndexKey: one picture may be listed twice; its url and its place together are unique
             <li key={`${img.url}-${i}`}>
               <button type="button" className="image-button" onClick={() => setOpen({ src: img.url, alt })} aria-label={`Enlarge ${alt}`}>
                 <img src={img.url} alt={alt} loading="lazy" />

@@ -34,6 +34,7 @@ export function ImageOverlay({ src, alt, onClose }: { src: string; alt: string; 
   }, []);
 
   return createPortal(
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click outside the picture closes it; keys have Escape and the Close button
     <div className="overlay" role="dialog" aria-modal="true" aria-label="Enlarged image" onClick={() => onCloseRef.current()}>
       <img className="overlay-image" src={src} alt={alt} />
       <button ref={closeRef} type="button" className="overlay-close" aria-label="Close">

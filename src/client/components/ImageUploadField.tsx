@@ -57,9 +57,7 @@ export function uploadCampaignImages(
         if (Array.isArray(images)) {
           onProgress?.(1);
           resolve(
-            images
-              .filter((i): i is UploadedImage => typeof i?.url === 'string')
-              .map((i) => ({ url: i.url, alt: typeof i.alt === 'string' ? i.alt : '' })),
+            images.filter((i): i is UploadedImage => typeof i?.url === 'string').map((i) => ({ url: i.url, alt: typeof i.alt === 'string' ? i.alt : '' })),
           );
           return;
         }
@@ -191,14 +189,7 @@ export function ImageUploadField({ label, hint, kind, multiple, images, onChange
       />
       {uploading && (
         <div className="upload-progress">
-          <div
-            className="progress"
-            role="progressbar"
-            aria-label={`Uploading ${noun}`}
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={percent}
-          >
+          <div className="progress" role="progressbar" aria-label={`Uploading ${noun}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
             <div className="progress-bar" style={{ width: `${percent}%` }} />
           </div>
           <span className="upload-progress-text" aria-hidden="true">
@@ -216,9 +207,16 @@ export function ImageUploadField({ label, hint, kind, multiple, images, onChange
           {images.map((img, i) => {
             const name = img.alt || (kind === 'cover' ? 'cover image' : `image ${i + 1}`);
             return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: one picture may be listed twice; its url and its place together are unique
               <li key={`${img.url}-${i}`} className="upload-preview">
                 <img src={img.url} alt={name} />
-                <button type="button" className="button button-small button-secondary" onClick={() => remove(i)} disabled={uploading} aria-label={`Remove ${name}`}>
+                <button
+                  type="button"
+                  className="button button-small button-secondary"
+                  onClick={() => remove(i)}
+                  disabled={uploading}
+                  aria-label={`Remove ${name}`}
+                >
                   Remove
                 </button>
               </li>

@@ -76,6 +76,7 @@ export function ListSkeleton({ rows = 6, kind = 'row' }: { rows?: number; kind?:
       <Loading />
       <ul className="skeleton-items" aria-hidden="true">
         {Array.from({ length: rows }, (_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: placeholder rows have no identity of their own and never move
           <li key={i} className="skeleton-item">
             <span className="skeleton-thumb" />
             <span className="skeleton-lines">

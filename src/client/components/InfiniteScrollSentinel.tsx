@@ -47,6 +47,7 @@ export function InfiniteScrollSentinel({ hasMore, loading, failed = false, onLoa
   // Runs when the observer reports a change and when a page has arrived. The position is measured
   // here rather than taken from the last report: right after a page arrived the list has grown and
   // the report may be stale (the sentinel was in view, now it is far below).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `visible` is the trigger (a new report), not a value read
   useEffect(() => {
     const el = ref.current;
     if (!el || !hasMore || loading || failed) return;

@@ -79,7 +79,17 @@ interface ItemFormProps<S extends z.ZodType> {
  * description, tags, mode, execution date (campaigns) or target type (projects), a 16:9 cover
  * and a gallery uploaded at once with progress. Checked with the server's own zod schema.
  */
-export function ItemForm<S extends z.ZodType>({ variant, schema, initial = EMPTY_ITEM_FORM, submitLabel, busy, error, onSubmit, secondary, locked = {} }: ItemFormProps<S>) {
+export function ItemForm<S extends z.ZodType>({
+  variant,
+  schema,
+  initial = EMPTY_ITEM_FORM,
+  submitLabel,
+  busy,
+  error,
+  onSubmit,
+  secondary,
+  locked = {},
+}: ItemFormProps<S>) {
   const { user } = useSession();
   const [v, setV] = useState<ItemFormValues>(initial);
   const { formRef, errors, show: setErrors } = useFormErrors();

@@ -83,6 +83,7 @@ export function SearchBox({ q, onSearch, placeholder }: { q: string; onSearch(q:
     onSearch(text);
   }
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a form with role=search is the ARIA search landmark; <search> would only wrap it in one more box
     <form className="search-form" role="search" onSubmit={onSubmit}>
       <label htmlFor={id} className="visually-hidden">
         Search
@@ -130,7 +131,19 @@ function Thumb({ item }: { item: ListItem }) {
 }
 
 /** Open, then Favorite (with its page's group): the actions column of a row, or a card's actions. */
-function ItemActions<T extends ListItem>({ item, href, noun, group, renderFavorite }: { item: T; href: string; noun: string; group: string[] | undefined; renderFavorite?: (item: T) => ReactNode }) {
+function ItemActions<T extends ListItem>({
+  item,
+  href,
+  noun,
+  group,
+  renderFavorite,
+}: {
+  item: T;
+  href: string;
+  noun: string;
+  group: string[] | undefined;
+  renderFavorite?: (item: T) => ReactNode;
+}) {
   return (
     <>
       <Link className="button button-small button-secondary" to={href} aria-label={`Open ${noun} ${item.title}`}>
@@ -308,13 +321,31 @@ interface ItemListPageProps<T extends ListItem> extends Omit<ItemListViewProps<T
  * people, the search bound to ?q=, and the list. An empty list (no search) says what the list is
  * for and offers the next step: start one when signed in, sign up otherwise.
  */
-export function ItemListPage<T extends ListItem>({ title, searchPlaceholder, emptyText, purpose, newPath, newText, startText, useList, ...view }: ItemListPageProps<T>) {
+export function ItemListPage<T extends ListItem>({
+  title,
+  searchPlaceholder,
+  emptyText,
+  purpose,
+  newPath,
+  newText,
+  startText,
+  useList,
+  ...view
+}: ItemListPageProps<T>) {
   usePageTitle(title);
   const { isSignedIn, isLoading } = useSession();
   const [q, setQ] = useSearchQuery();
   const list = useList(q);
   const empty = q ? (
-    <EmptyState text={emptyText} hint="Try other words, or clear the search." action={<Link className="button button-secondary" to={{ search: '' }}>Show all</Link>} />
+    <EmptyState
+      text={emptyText}
+      hint="Try other words, or clear the search."
+      action={
+        <Link className="button button-secondary" to={{ search: '' }}>
+          Show all
+        </Link>
+      }
+    />
   ) : (
     <EmptyState
       text={emptyText}

@@ -101,7 +101,7 @@ export function PagedTable<T>({
   intro?: ReactNode;
   label?: string;
   labelledBy?: string;
-  regionRef?: Ref<HTMLDivElement>;
+  regionRef?: Ref<HTMLElement>;
   className: string;
   /** `false` leaves a column out (one shown only when some row has a value). */
   columns: ReadonlyArray<Column | false>;
@@ -113,7 +113,7 @@ export function PagedTable<T>({
       {(items) => (
         <>
           {intro}
-          <div ref={regionRef} className="table-wrap" role="region" aria-label={label} aria-labelledby={labelledBy} tabIndex={0}>
+          <section ref={regionRef} className="table-wrap" aria-label={label} aria-labelledby={labelledBy} tabIndex={0}>
             <table className={`table ${className}`}>
               <thead>
                 <tr>
@@ -129,7 +129,7 @@ export function PagedTable<T>({
               </thead>
               <tbody>{items.map((item, i) => row(item, i))}</tbody>
             </table>
-          </div>
+          </section>
         </>
       )}
     </PagedStates>

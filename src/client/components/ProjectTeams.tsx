@@ -38,7 +38,13 @@ export function ProjectTeams({ projectId }: { projectId: string }) {
           </Link>
         )}
       </div>
-      <InfiniteList className="infinite-list-inline" query={teams} failedText={M.teamsLoadFailed} empty={<p className="muted">No teams yet.</p>} skeleton={<Loading />}>
+      <InfiniteList
+        className="infinite-list-inline"
+        query={teams}
+        failedText={M.teamsLoadFailed}
+        empty={<p className="muted">No teams yet.</p>}
+        skeleton={<Loading />}
+      >
         {(items) => (
           <div className="table-wrap">
             <table className="table project-teams-table">

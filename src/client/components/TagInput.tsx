@@ -37,9 +37,7 @@ export function TagInput({ label, hint, tags, onChange, error }: TagInputProps) 
     { q: query, limit: TAG_SUGGESTIONS },
     { enabled: query.length > 0, placeholderData: keepPreviousData, staleTime: 60_000 },
   );
-  const suggestions = query && text.trim()
-    ? (search.data?.tags ?? []).filter((t) => !tags.includes(t)).slice(0, TAG_SUGGESTIONS)
-    : [];
+  const suggestions = query && text.trim() ? (search.data?.tags ?? []).filter((t) => !tags.includes(t)).slice(0, TAG_SUGGESTIONS) : [];
 
   function add(raw: string | string[]) {
     const next = normaliseTags([...tags, ...(Array.isArray(raw) ? raw : [raw])]);
@@ -80,6 +78,7 @@ export function TagInput({ label, hint, tags, onChange, error }: TagInputProps) 
   const listId = `${id}-suggestions`;
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus and blur bubble up from the box and the suggestions; the wrapper itself takes no input
     <div
       className="field tag-field"
       // focus anywhere in the field (the box or a suggestion) keeps the suggestions open

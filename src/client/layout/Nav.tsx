@@ -33,6 +33,7 @@ export function Nav() {
   const location = useLocation();
 
   // a link followed (or a wider screen) closes the menu
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the effect runs because the page or the width changed; it reads neither
   useEffect(() => setOpen(false), [location.pathname, location.search, narrow]);
 
   // a click or tap outside the open menu closes it
@@ -67,14 +68,7 @@ export function Nav() {
         </Link>
         <nav ref={navRef} aria-label="Main" className={`main-nav${open ? ' main-nav-open' : ''}`} onKeyDown={onKeyDown} onBlur={onBlur}>
           {narrow && (
-            <button
-              ref={buttonRef}
-              type="button"
-              className="nav-toggle"
-              aria-expanded={open}
-              aria-controls={menuId}
-              onClick={() => setOpen((o) => !o)}
-            >
+            <button ref={buttonRef} type="button" className="nav-toggle" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen((o) => !o)}>
               <span className="nav-toggle-icon" aria-hidden="true" />
               Menu
             </button>

@@ -8,13 +8,9 @@ export function VerifyEmailBanner() {
   const { user } = useSession();
   const resend = trpc.auth.resendVerification.useMutation();
   if (!user || user.emailVerified) return null;
-  const message = resend.isSuccess
-    ? resend.data.message || M.verificationSent
-    : resend.isError
-      ? errorMessage(resend.error, M.requestFailed)
-      : null;
+  const message = resend.isSuccess ? resend.data.message || M.verificationSent : resend.isError ? errorMessage(resend.error, M.requestFailed) : null;
   return (
-    <div className="banner" role="region" aria-label="Email verification">
+    <section className="banner" aria-label="Email verification">
       <div className="banner-inner">
         <p>
           Please verify your email address. We sent a link to <strong>{user.email}</strong>.
@@ -28,6 +24,6 @@ export function VerifyEmailBanner() {
           </p>
         )}
       </div>
-    </div>
+    </section>
   );
 }

@@ -1,7 +1,8 @@
 import { TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '../../server/trpc/router';
 
 /** True when the error came back from our server as a formatted tRPC error (not a network failure). */
-function isServerError(err: unknown): err is TRPCClientError<any> {
+function isServerError(err: unknown): err is TRPCClientError<AppRouter> {
   return err instanceof TRPCClientError && err.data != null && typeof err.message === 'string' && err.message !== '';
 }
 

@@ -91,8 +91,7 @@ describe('forgot-password answers before the per-account work', () => {
     const email = await register(app);
     const ghost = uniqueEmail('ghost');
     mail.close();
-    const ask = (to: string) =>
-      call(app, { ip: freshIp() }, { method: 'POST', url: '/trpc/auth.forgotPassword', payload: { json: { email: to } } });
+    const ask = (to: string) => call(app, { ip: freshIp() }, { method: 'POST', url: '/trpc/auth.forgotPassword', payload: { json: { email: to } } });
     const known = await ask(email);
     const unknown = await ask(ghost);
     expect(known.statusCode).toBe(200);

@@ -22,8 +22,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-const restLogin = (ip: string, email: string, password: string) =>
-  call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email, password } });
+const restLogin = (ip: string, email: string, password: string) => call(app, { ip }, { method: 'POST', url: '/api/auth/login', payload: { email, password } });
 const anonymous = (ip: string): Actor => ({ user: null, session: null, ip });
 
 /** The same service both doors call, with a sleep that records instead of waiting. */
@@ -111,10 +110,12 @@ describe('login throttling', () => {
   it('slows down an account guessed at from many addresses (a recorded, bounded delay) without locking it', async () => {
     const { auth, slept } = recordingAuth();
     const email = await register(app);
-    for (let i = 0; i < 10; i++) await expect(auth.login({ email, password: 'wrong password' }, anonymous(freshIp()))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    for (let i = 0; i < 10; i++)
+      await expect(auth.login({ email, password: 'wrong password' }, anonymous(freshIp()))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     // ten failures: the budget, no delay yet
     expect(slept).toEqual([]);
-    for (let i = 0; i < 6; i++) await expect(auth.login({ email, password: 'wrong password' }, anonymous(freshIp()))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    for (let i = 0; i < 6; i++)
+      await expect(auth.login({ email, password: 'wrong password' }, anonymous(freshIp()))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     // the 11th failure is counted; from then on each attempt waits longer, up to 2 s
     expect(slept).toEqual([250, 500, 1000, 2000, 2000]);
     // the owner, from a fresh address with the right password, waits the same bounded delay and signs in
@@ -143,7 +144,12 @@ describe('login throttling', () => {
     const ip = freshIp();
     for (let i = 0; i < 40; i++) await throttle.begin('off@example.com', ip);
     expect(slept).toEqual([]);
-    expect(await database.db.select().from(rateLimits).where(like(rateLimits.key, `login-fail:%${ip}%`))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(rateLimits)
+        .where(like(rateLimits.key, `login-fail:%${ip}%`)),
+    ).toEqual([]);
   });
 
   it('counts an IPv6 address as its /64, an IPv4 one (mapped or not) as itself', async () => {
@@ -160,7 +166,9 @@ describe('login throttling', () => {
     const { auth } = recordingAuth();
     const email = await register(app);
     for (let i = 1; i <= 10; i++) {
-      await expect(auth.login({ email, password: 'wrong password' }, anonymous(`2001:db8:77:1::${i.toString(16)}`))).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+      await expect(auth.login({ email, password: 'wrong password' }, anonymous(`2001:db8:77:1::${i.toString(16)}`))).rejects.toMatchObject({
+        code: 'UNAUTHORIZED',
+      });
     }
     await expect(auth.login({ email, password: PASSWORD }, anonymous('2001:db8:77:1::ff'))).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     await expect(auth.login({ email, password: PASSWORD }, anonymous('2001:db8:77:2::1'))).resolves.toMatchObject({ user: { email } });

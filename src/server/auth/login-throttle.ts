@@ -153,10 +153,7 @@ export function createLoginThrottle(db: DbOrTx, options: LoginThrottleOptions): 
       const counted = await count([ipKey, pairKey]);
       const pair = counted.get(pairKey);
       const address = counted.get(ipKey);
-      const over = [
-        pair && pair.count > o.perPair ? pair.retry_after : 0,
-        address && address.count > o.perAddress ? address.retry_after : 0,
-      ];
+      const over = [pair && pair.count > o.perPair ? pair.retry_after : 0, address && address.count > o.perAddress ? address.retry_after : 0];
       const retryAfter = Math.max(...over);
       if (retryAfter > 0) throw new AppError('TOO_MANY_REQUESTS', M.tooManyRequests, retryAfter);
 

@@ -13,10 +13,7 @@ export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
 };
 
 /** Issues a random token (160 bits); only its SHA-256 is stored. Returns the plain token for the email. */
-export async function issueToken(
-  db: DbOrTx,
-  p: { purpose: TokenPurpose; email: string; userId?: string | null; subjectId?: string | null },
-): Promise<string> {
+export async function issueToken(db: DbOrTx, p: { purpose: TokenPurpose; email: string; userId?: string | null; subjectId?: string | null }): Promise<string> {
   const token = randomToken(20);
   await db.insert(oneTimeTokens).values({
     purpose: p.purpose,

@@ -68,9 +68,7 @@ export async function invalidateSession(db: DbOrTx, sessionId: string): Promise<
 
 /** Ends every session of a person, or every one but `exceptId`. */
 export async function invalidateUserSessions(db: DbOrTx, userId: string, exceptId?: string): Promise<void> {
-  await db
-    .delete(sessions)
-    .where(exceptId ? and(eq(sessions.userId, userId), ne(sessions.id, exceptId)) : eq(sessions.userId, userId));
+  await db.delete(sessions).where(exceptId ? and(eq(sessions.userId, userId), ne(sessions.id, exceptId)) : eq(sessions.userId, userId));
 }
 
 export async function deleteExpiredSessions(db: DbOrTx): Promise<void> {

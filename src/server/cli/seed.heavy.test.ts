@@ -4,7 +4,19 @@ import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, testConfig } from '../../../test/helpers';
 import { verifyPassword } from '../auth/password';
-import { campaigns, campaignTotals, changeHistory, donations, emailOutbox, images, projectFollows, projects, sessions, subscriptions, users } from '../db/schema';
+import {
+  campaigns,
+  campaignTotals,
+  changeHistory,
+  donations,
+  emailOutbox,
+  images,
+  projectFollows,
+  projects,
+  sessions,
+  subscriptions,
+  users,
+} from '../db/schema';
 import { uploadsDir } from '../storage/storage';
 import { seedDemo, seedDeps, type SeedResult } from './seed';
 
@@ -99,7 +111,10 @@ describe('npm run seed (seedDemo)', () => {
     expect(ds.some((d) => d.recurring)).toBe(true);
     expect(ds.some((d) => d.donorId === null)).toBe(true);
     expect(await rowCount(subscriptions)).toBeGreaterThan(0);
-    const [raised] = await database.db.select({ n: sql<string>`count(distinct ${campaignTotals.campaignId})` }).from(campaignTotals).where(sql`${campaignTotals.raised} > 0`);
+    const [raised] = await database.db
+      .select({ n: sql<string>`count(distinct ${campaignTotals.campaignId})` })
+      .from(campaignTotals)
+      .where(sql`${campaignTotals.raised} > 0`);
     expect(Number(raised.n)).toBeGreaterThanOrEqual(8);
   });
 

@@ -42,11 +42,7 @@ describe('rows as arrays, mapped once per selection', () => {
   it('give the same objects as Drizzle, dates, nulls, arrays, JSON and numbers included', async () => {
     for (const viewer of [null, '00000000-0000-4000-8000-000000000000']) {
       const selection = campaignSelection(viewer);
-      const query = database.db
-        .select(selection)
-        .from(campaigns)
-        .innerJoin(users, eq(users.id, campaigns.ownerId))
-        .orderBy(desc(campaigns.createdAt));
+      const query = database.db.select(selection).from(campaigns).innerJoin(users, eq(users.id, campaigns.ownerId)).orderBy(desc(campaigns.createdAt));
       const byDrizzle = await query;
       const mapped = (await arrayRunner(database.db)(query.toSQL(), false)).map(rowMapper<CampaignRow>(selection));
       expect(byDrizzle).toHaveLength(2);

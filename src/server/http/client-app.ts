@@ -154,7 +154,7 @@ function sendShell(req: FastifyRequest, reply: FastifyReply, shell: PageShell, s
   if (status === 200) {
     reply.header('etag', shell.etag);
     const match = req.headers['if-none-match'];
-    if (match && match.split(',').some((t) => t.trim() === shell.etag || t.trim() === '*')) return reply.code(304).send();
+    if (match?.split(',').some((t) => t.trim() === shell.etag || t.trim() === '*')) return reply.code(304).send();
   }
   const encoding = pickEncoding(req.headers['accept-encoding']);
   reply.code(status);

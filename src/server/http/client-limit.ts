@@ -66,7 +66,10 @@ export function registerClientLimit(app: FastifyInstance, opts: { concurrency: n
     if (!isApiUrl(req.url) || isUpload(req)) return done();
     const address = req.ip;
     let state = clients.get(address);
-    if (!state) clients.set(address, (state = { active: 0, waiting: [] }));
+    if (!state) {
+      state = { active: 0, waiting: [] };
+      clients.set(address, state);
+    }
     const own = state;
 
     if (own.active >= opts.concurrency && own.waiting.length >= opts.queue) {

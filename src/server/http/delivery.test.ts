@@ -198,7 +198,19 @@ describe('the built client, compressed', () => {
 
 describe('not found', () => {
   it('answers the app’s routes with the page, parameterised ones too', async () => {
-    for (const url of ['/', '/campaigns', '/campaigns/7f3c2a', '/campaigns/new', '/CAMPAIGNS/7/', '/projects/9/edit', '/teams/3/manage', '/reset/abc', '/profiles/u1?tab=teams', '/admin/cron', '/myCampaigns']) {
+    for (const url of [
+      '/',
+      '/campaigns',
+      '/campaigns/7f3c2a',
+      '/campaigns/new',
+      '/CAMPAIGNS/7/',
+      '/projects/9/edit',
+      '/teams/3/manage',
+      '/reset/abc',
+      '/profiles/u1?tab=teams',
+      '/admin/cron',
+      '/myCampaigns',
+    ]) {
       const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
       expect(res.statusCode, url).toBe(200);
       expect(res.body, url).toContain('<div id="root"></div>');
@@ -218,7 +230,16 @@ describe('not found', () => {
   });
 
   it('answers an unknown file under /assets or /uploads, and an unknown /api path, with a JSON 404', async () => {
-    for (const url of ['/assets/missing.js', '/assets/missing-123.css', '/assets/', '/uploads/missing.png', '/uploads/a/b.jpg', '/api/nope', '/api/campaigns/x/y/z', '/api']) {
+    for (const url of [
+      '/assets/missing.js',
+      '/assets/missing-123.css',
+      '/assets/',
+      '/uploads/missing.png',
+      '/uploads/a/b.jpg',
+      '/api/nope',
+      '/api/campaigns/x/y/z',
+      '/api',
+    ]) {
       const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'accept-encoding': 'br' } });
       expect(res.statusCode, url).toBe(404);
       expect(res.headers['content-type'], url).toMatch(/application\/json/);
@@ -236,7 +257,10 @@ describe('not found', () => {
     expect(lines).toContain('Allow: /');
     expect(lines).not.toContain('Disallow: /');
     for (const page of ['/campaigns', '/projects', '/teams', '/profiles', '/login'])
-      expect(lines.some((l) => l.startsWith('Disallow:') && page.startsWith(l.slice('Disallow:'.length).trim())), page).toBe(false);
+      expect(
+        lines.some((l) => l.startsWith('Disallow:') && page.startsWith(l.slice('Disallow:'.length).trim())),
+        page,
+      ).toBe(false);
   });
 });
 
@@ -245,7 +269,12 @@ describe('API answers, compressed above 1 KB', () => {
     const plain = await app.inject({ method: 'GET', url: '/api/test/big' });
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.rawPayload.length).toBeGreaterThan(1024);
-    for (const [accept, expected] of [['br, gzip', 'br'], ['gzip', 'gzip'], ['deflate', undefined], ['identity', undefined]] as const) {
+    for (const [accept, expected] of [
+      ['br, gzip', 'br'],
+      ['gzip', 'gzip'],
+      ['deflate', undefined],
+      ['identity', undefined],
+    ] as const) {
       const res = await app.inject({ method: 'GET', url: '/api/test/big', headers: { 'accept-encoding': accept } });
       expect(res.statusCode, accept).toBe(200);
       expect(res.headers['content-encoding'], accept).toBe(expected);
@@ -319,11 +348,45 @@ describe('the one list of app routes', () => {
     { id: 'root', path: '/', children: [...appRouteNames.map((name) => ({ id: name, path: appRoutes[name].path })), { id: 'notFound', path: '*' }] },
   ];
   const samples = [
-    '/', '/login', '/LOGIN', '/login/', '/login//', '/register', '/reset/tok-1', '/reset', '/reset/a/b', '/campaigns', '/campaigns/',
-    '/campaigns/new', '/campaigns/new/', '/campaigns/abc', '/campaigns/abc/edit', '/campaigns/abc/def', '/projects/p1/edit', '/projects/p1/EDIT',
-    '/projects/new', '/teams/t/manage', '/teams/t', '/teams/new', '/profiles/u', '/donations/d1', '/disputes/new', '/disputes',
-    '/admin', '/admin/cron', '/admin/other', '/myCampaigns', '/mycampaigns', '/my', '/verify-email', '/verify', '/a.b', '/campaigns/a.b',
-    '/campaigns/%20x', '/x', '/teams/t/manage/more',
+    '/',
+    '/login',
+    '/LOGIN',
+    '/login/',
+    '/login//',
+    '/register',
+    '/reset/tok-1',
+    '/reset',
+    '/reset/a/b',
+    '/campaigns',
+    '/campaigns/',
+    '/campaigns/new',
+    '/campaigns/new/',
+    '/campaigns/abc',
+    '/campaigns/abc/edit',
+    '/campaigns/abc/def',
+    '/projects/p1/edit',
+    '/projects/p1/EDIT',
+    '/projects/new',
+    '/teams/t/manage',
+    '/teams/t',
+    '/teams/new',
+    '/profiles/u',
+    '/donations/d1',
+    '/disputes/new',
+    '/disputes',
+    '/admin',
+    '/admin/cron',
+    '/admin/other',
+    '/myCampaigns',
+    '/mycampaigns',
+    '/my',
+    '/verify-email',
+    '/verify',
+    '/a.b',
+    '/campaigns/a.b',
+    '/campaigns/%20x',
+    '/x',
+    '/teams/t/manage/more',
   ];
 
   it('matches a path exactly when the client’s router shows one of its pages for it', () => {

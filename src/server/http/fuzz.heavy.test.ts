@@ -104,17 +104,15 @@ const hostileStrings = [
 ];
 const hostileNumbers = [0, -1, 1, 0.5, 1e308, -1e308, 2 ** 53 + 2, 'NaN', 'Infinity', '-Infinity', '1e308', '0x10', ' 1 '];
 
-const hostileString: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 12, arbitrary: fc.constantFrom(...hostileStrings) },
-  { weight: 1, arbitrary: fc.constant(MB) },
-);
+const hostileString: fc.Arbitrary<unknown> = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...hostileStrings) }, { weight: 1, arbitrary: fc.constant(MB) });
 const anything: fc.Arbitrary<unknown> = fc.oneof(
   hostileString,
   fc.constantFrom(...hostileNumbers),
   fc.constantFrom(null, true, false, [], {}),
   fc.constantFrom(...['2030-01-01', '2030-01-01T10:00:00.000Z']),
 );
-const plausibleString = () => fc.oneof(fc.constantFrom(...ids, 'art', 'hello', 'fuzz@example.com', '2030-06-01', 'member', 'tag'), fc.string({ maxLength: 12 }));
+const plausibleString = () =>
+  fc.oneof(fc.constantFrom(...ids, 'art', 'hello', 'fuzz@example.com', '2030-06-01', 'member', 'tag'), fc.string({ maxLength: 12 }));
 
 type JsonSchema = {
   type?: string | string[];
@@ -131,21 +129,21 @@ type JsonSchema = {
 };
 
 /** Values for a JSON Schema: mostly plausible ones (to get past the first check), often hostile. */
-function valueOf(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
+function valueFor(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   const branches = s.anyOf ?? s.oneOf;
-  if (branches?.length) return fc.oneof(...branches.map((b) => valueOf(b, depth + 1)), anything);
-  if (s.allOf?.length) return valueOf(s.allOf[0], depth + 1);
+  if (branches?.length) return fc.oneof(...branches.map((b) => valueFor(b, depth + 1)), anything);
+  if (s.allOf?.length) return valueFor(s.allOf[0], depth + 1);
   if (s.enum) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...s.enum) }, { weight: 1, arbitrary: anything });
   if (s.const !== undefined) return fc.oneof(fc.constant(s.const), anything);
   const types = s.type === undefined ? [] : [s.type].flat();
-  if (types.length > 1) return fc.oneof(...types.map((t) => valueOf({ ...s, type: t }, depth + 1)));
+  if (types.length > 1) return fc.oneof(...types.map((t) => valueFor({ ...s, type: t }, depth + 1)));
   switch (types[0]) {
     case 'object': {
       if (depth > 4) return fc.constant({});
       const props = s.properties ?? {};
       const required = new Set(s.required ?? []);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, v] of Object.entries(props)) model[k] = valueOf(v, depth + 1);
+      for (const [k, v] of Object.entries(props)) model[k] = valueFor(v, depth + 1);
       const requiredKeys = Object.keys(props).filter((k) => required.has(k));
       return fc.oneof(
         { weight: 8, arbitrary: fc.record(model, { requiredKeys }) },
@@ -154,7 +152,10 @@ function valueOf(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
       );
     }
     case 'array':
-      return fc.oneof({ weight: 5, arbitrary: fc.array(s.items ? valueOf(s.items, depth + 1) : anything, { maxLength: 4 }) }, { weight: 1, arbitrary: anything });
+      return fc.oneof(
+        { weight: 5, arbitrary: fc.array(s.items ? valueFor(s.items, depth + 1) : anything, { maxLength: 4 }) },
+        { weight: 1, arbitrary: anything },
+      );
     case 'string':
       return fc.oneof({ weight: 3, arbitrary: plausibleString() }, { weight: 3, arbitrary: hostileString }, { weight: 1, arbitrary: anything });
     case 'integer':
@@ -172,7 +173,7 @@ function valueOf(s: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
 function schemaValue(schema: z.ZodType | undefined): fc.Arbitrary<unknown> {
   if (!schema) return fc.constant(undefined);
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return valueOf(json);
+  return valueFor(json);
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -190,7 +191,8 @@ function queryString(value: unknown): string {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return '';
   const pairs: string[] = [];
   for (const [k, v] of Object.entries(value)) {
-    for (const one of [v].flat()) pairs.push(`${encode(k)}=${encode(one === null || one === undefined ? '' : typeof one === 'object' ? JSON.stringify(one) : String(one))}`);
+    for (const one of [v].flat())
+      pairs.push(`${encode(k)}=${encode(one === null || one === undefined ? '' : typeof one === 'object' ? JSON.stringify(one) : String(one))}`);
   }
   return pairs.length ? `?${pairs.join('&')}` : '';
 }
@@ -227,7 +229,13 @@ describe('hostile input on every call', () => {
     for (const route of routes) {
       const rest = route.rest;
       const params = rest?.params
-        ? fc.oneof({ weight: 3, arbitrary: schemaValue(rest.params) }, { weight: 2, arbitrary: fc.dictionary(fc.constantFrom('id', 'commentId', 'memberId', 'tag', 'token'), fc.oneof(fc.constantFrom(...ids), pathParam)) })
+        ? fc.oneof(
+            { weight: 3, arbitrary: schemaValue(rest.params) },
+            {
+              weight: 2,
+              arbitrary: fc.dictionary(fc.constantFrom('id', 'commentId', 'memberId', 'tag', 'token'), fc.oneof(fc.constantFrom(...ids), pathParam)),
+            },
+          )
         : fc.constant({});
       const input = fc.record({ params, query: schemaValue(rest?.query), body: rest?.body ? schemaValue(rest.body) : anything });
       for (const [who, client] of identities()) {

@@ -70,7 +70,11 @@ afterAll(async () => {
 
 describe('the single-page app and unknown paths', () => {
   it('serves index.html for any page route, never cached (with a 404 for a path no route matches)', async () => {
-    for (const [url, status] of [['/', 200], ['/campaigns/123', 200], ['/no/such/page', 404]] as const) {
+    for (const [url, status] of [
+      ['/', 200],
+      ['/campaigns/123', 200],
+      ['/no/such/page', 404],
+    ] as const) {
       const res = await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
       expect(res.statusCode).toBe(status);
       expect(res.headers['content-type']).toMatch(/text\/html/);
@@ -104,7 +108,13 @@ describe('source maps', () => {
   });
 
   it('are never served by the built client, and a missing asset is a 404, not the page', async () => {
-    for (const url of ['/assets/app-abc123.js.map', '/stray.css.map', '/assets/app-abc123.js%2Emap', '/assets/app-abc123.js.map?x=1', '/assets/missing-123.js']) {
+    for (const url of [
+      '/assets/app-abc123.js.map',
+      '/stray.css.map',
+      '/assets/app-abc123.js%2Emap',
+      '/assets/app-abc123.js.map?x=1',
+      '/assets/missing-123.js',
+    ]) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.body, url).not.toContain('sources');

@@ -100,7 +100,14 @@ describe('dates PostgreSQL cannot store', () => {
     }
   });
 
-  const outOfRange = ['0000-01-01', '0001-01-01', '0999-12-31T23:59:59.999Z', '-000001-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z', '+010000-01-01T00:00:00.000Z'];
+  const outOfRange = [
+    '0000-01-01',
+    '0001-01-01',
+    '0999-12-31T23:59:59.999Z',
+    '-000001-01-01T00:00:00Z',
+    '+275760-09-13T00:00:00.000Z',
+    '+010000-01-01T00:00:00.000Z',
+  ];
 
   it('are a 400 naming the field on both doors, and nothing is stored', async () => {
     const before = await rows(campaigns);

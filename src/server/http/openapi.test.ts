@@ -12,6 +12,7 @@ import { answerChecker, contractChecks } from '../../../test/contract';
 import { buildTestApp, call, openTestDatabase, signUp } from '../../../test/helpers';
 import { openApiPath } from './openapi';
 
+// biome-ignore lint/suspicious/noExplicitAny: the test walks a JSON document of any shape, as a reader of it would
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -43,7 +44,9 @@ function operations(d: Json): { key: string; op: Json; method: string; path: str
 describe('GET /api/openapi.json', () => {
   it('describes every route registered under /api, and nothing else', () => {
     const registered = app.apiRoutes.map((r) => `${r.method} ${openApiPath(r.url)}`).sort();
-    const documented = operations(doc).map((o) => o.key).sort();
+    const documented = operations(doc)
+      .map((o) => o.key)
+      .sort();
     expect(registered.length).toBeGreaterThan(80);
     expect(new Set(registered).size).toBe(registered.length);
     expect(documented).toEqual(registered);
@@ -104,7 +107,9 @@ describe('GET /api/openapi.json', () => {
     expect(upload.requestBody.content['multipart/form-data'].schema.properties.files.type).toBe('array');
     expect(upload.responses['413']).toBeDefined();
 
-    expect(doc.paths['/api/campaigns/{id}/donations'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }));
+    expect(doc.paths['/api/campaigns/{id}/donations'].post.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }),
+    );
     expect(Object.keys(doc.paths['/api/user/supported'].get.responses['200'].headers)).toEqual(['X-Next-Cursor', 'Link']);
     expect(Object.keys(doc.paths['/api/campaigns/{id}/support'].post.responses)).toEqual(expect.arrayContaining(['201', '202']));
   });
@@ -120,7 +125,11 @@ describe('GET /api/openapi.json', () => {
     const warned = new Set(problems.map((p) => p.ruleId));
     expect([...warned].filter((rule) => !['info-license', 'no-ambiguous-paths', 'operation-4xx-response'].includes(rule))).toEqual([]);
     const no4xx = problems.filter((p) => p.ruleId === 'operation-4xx-response').map((p) => p.location[0]?.pointer);
-    expect(no4xx.sort()).toEqual(['#/paths/~1api~1docs/get/responses', '#/paths/~1api~1openapi.json/get/responses', '#/paths/~1api~1payments~1info/get/responses']);
+    expect(no4xx.sort()).toEqual([
+      '#/paths/~1api~1docs/get/responses',
+      '#/paths/~1api~1openapi.json/get/responses',
+      '#/paths/~1api~1payments~1info/get/responses',
+    ]);
   });
 });
 
@@ -140,9 +149,9 @@ describe('a client generator', () => {
         [
           "import type { paths } from './api';",
           "type Campaigns = paths['/api/campaigns']['get']['responses'][200]['content']['application/json'];",
-          "export const titles = (page: Campaigns): string[] => page.items.map((c) => c.title);",
+          'export const titles = (page: Campaigns): string[] => page.items.map((c) => c.title);',
           "type Failure = paths['/api/campaigns/{id}']['get']['responses'][404]['content']['application/json'];",
-          "export const message = (f: Failure): string => f.error;",
+          'export const message = (f: Failure): string => f.error;',
           '',
         ].join('\n'),
       );

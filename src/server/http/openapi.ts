@@ -124,16 +124,14 @@ function securityOf(auth: RestRouteMeta['auth']): Json[] {
 
 function operationOf(route: RestRouteMeta, components: Json): Json {
   const id = operationId(route.method, route.url);
-  const parameters = [
-    ...parametersOf(route.params, 'path', route.url, components, id),
-    ...parametersOf(route.query, 'query', route.url, components, id),
-  ];
+  const parameters = [...parametersOf(route.params, 'path', route.url, components, id), ...parametersOf(route.query, 'query', route.url, components, id)];
   if (route.idempotencyKey) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
       required: route.idempotencyKey === 'required',
-      description: 'A key of the client’s choosing (8 to 255 letters, digits, `-` or `_`): the same key again answers the first call’s result instead of paying twice.',
+      description:
+        'A key of the client’s choosing (8 to 255 letters, digits, `-` or `_`): the same key again answers the first call’s result instead of paying twice.',
       schema: { type: 'string', minLength: 8, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$' },
     });
   }
@@ -190,12 +188,15 @@ function operationOf(route: RestRouteMeta, components: Json): Json {
 
   // what the door itself answers for every route that reads input, needs a session, or writes
   const errors: Record<string, string[]> = {};
-  if (route.params || route.query || route.body) errors['400'] = ['Invalid input (the message names the field)'];
-  if (route.body) (errors['400'] ??= []).push('the body is not valid JSON');
-  if (route.auth === 'required') errors['401'] = ['Not signed in'];
-  for (const [status, text] of Object.entries(route.errors)) (errors[status] ??= []).push(text as string);
+  const add = (status: string, text: string) => {
+    errors[status] = [...(errors[status] ?? []), text];
+  };
+  if (route.params || route.query || route.body) add('400', 'Invalid input (the message names the field)');
+  if (route.body) add('400', 'the body is not valid JSON');
+  if (route.auth === 'required') add('401', 'Not signed in');
+  for (const [status, text] of Object.entries(route.errors)) add(status, text as string);
   // a provider's webhook comes from no browser: it carries no Origin and no cookie
-  if (UNSAFE.has(route.method) && !route.rawBody) (errors['403'] ??= []).push('A write from another site, or one that rides on the session cookie without an `Origin` header');
+  if (UNSAFE.has(route.method) && !route.rawBody) add('403', 'A write from another site, or one that rides on the session cookie without an `Origin` header');
   for (const [status, texts] of Object.entries(errors).sort(([a], [b]) => Number(a) - Number(b))) {
     const description = texts.map((t, i) => (i === 0 ? t : t.charAt(0).toLowerCase() + t.slice(1))).join('; ');
     responses[status] = { description, content: errorContent };
@@ -228,8 +229,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], opts: { server
   const missing = routes.filter((r) => !r.rest).map((r) => `${r.method} ${r.url}`);
   if (missing.length) throw new Error(`Routes under /api with nothing for the API document: ${missing.join(', ')}`);
   for (const r of routes) {
-    const item = (paths[openApiPath(r.url)] ??= {});
-    item[r.method.toLowerCase()] = operationOf(r.rest!, components);
+    const path = openApiPath(r.url);
+    paths[path] = { ...paths[path], [r.method.toLowerCase()]: operationOf(r.rest!, components) };
   }
   const usedTags = new Set(routes.map((r) => r.rest!.tag));
   return {

@@ -16,7 +16,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function bearerToken(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
-  if (!h || !h.startsWith('Bearer ')) return null;
+  if (!h?.startsWith('Bearer ')) return null;
   const t = h.slice(7).trim();
   return t || null;
 }
@@ -26,7 +26,7 @@ export function isOwnOrigin(origin: string, req: FastifyRequest, appUrl: string)
   try {
     const o = new URL(origin);
     if (o.origin === new URL(appUrl).origin) return true;
-    return o.host === req.host && (o.protocol === `${req.protocol}:`);
+    return o.host === req.host && o.protocol === `${req.protocol}:`;
   } catch {
     return false;
   }

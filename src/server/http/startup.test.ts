@@ -70,7 +70,9 @@ describe('the connection failure line', () => {
   it('gives host:port without credentials, and the innermost cause without the password', () => {
     expect(postgresLocation('postgres://u:p@db.example.com/x')).toBe('db.example.com:5432');
     expect(postgresLocation('postgresql://u:p@10.0.0.5:6543/x')).toBe('10.0.0.5:6543');
-    const wrapped = new Error('Failed query: select 1\nparams: ', { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:1'), { code: 'ECONNREFUSED' }) });
+    const wrapped = new Error('Failed query: select 1\nparams: ', {
+      cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:1'), { code: 'ECONNREFUSED' }),
+    });
     expect(connectionFailureCause(wrapped)).toBe('connection refused');
     const several = new AggregateError([Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' })], 'all failed');
     expect(connectionFailureCause(several)).toBe('host not found');

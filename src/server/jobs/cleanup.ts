@@ -17,11 +17,7 @@ const rowsOf = <T>(r: unknown) => (Array.isArray(r) ? r : (r as { rows: T[] }).r
  * The references are gathered once per run (a pass over each table that holds image URLs), so a
  * run costs the same whatever the number of uploads.
  */
-export async function deleteUnreferencedUploads(
-  deps: { db: Db; storage: Storage; log: FastifyBaseLogger },
-  now = new Date(),
-  limit = 500,
-): Promise<number> {
+export async function deleteUnreferencedUploads(deps: { db: Db; storage: Storage; log: FastifyBaseLogger }, now = new Date(), limit = 500): Promise<number> {
   const cutoff = new Date(now.getTime() - DAY_MS).toISOString();
   const deleted = rowsOf<{ storage_key: string }>(
     await deps.db.execute(sql`

@@ -47,13 +47,24 @@ async function dueSubscription(): Promise<string> {
     payload: { amount: 7, monthly: true, card: '4242424242424242' },
   });
   expect(res.statusCode).toBe(201);
-  const [newest] = await database.db.select().from(subscriptions).where(eq(subscriptions.donorId, donor.userId)).orderBy(desc(subscriptions.createdAt)).limit(1);
+  const [newest] = await database.db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.donorId, donor.userId))
+    .orderBy(desc(subscriptions.createdAt))
+    .limit(1);
   // as if it had started a month ago: its first charge paid last month, this month is due now
   const lastMonth = new Date();
   lastMonth.setUTCDate(1);
   lastMonth.setUTCMonth(lastMonth.getUTCMonth() - 1);
-  await database.db.update(donations).set({ period: periodOf(lastMonth) }).where(eq(donations.subscriptionId, newest.id));
-  await database.db.update(subscriptions).set({ nextChargeAt: new Date(Date.now() - 60_000) }).where(eq(subscriptions.id, newest.id));
+  await database.db
+    .update(donations)
+    .set({ period: periodOf(lastMonth) })
+    .where(eq(donations.subscriptionId, newest.id));
+  await database.db
+    .update(subscriptions)
+    .set({ nextChargeAt: new Date(Date.now() - 60_000) })
+    .where(eq(subscriptions.id, newest.id));
   return newest.id;
 }
 const charges = async (subId: string) => (await database.db.select().from(donations).where(eq(donations.subscriptionId, subId))).length;
@@ -74,7 +85,10 @@ describe('the admin cron calls', () => {
 
   it('run the jobs now: the due month is charged once, reminders are sent, and the run is recorded', async () => {
     const sub = await dueSubscription();
-    await database.db.update(campaigns).set({ executionDate: new Date(Date.now() + 6 * 3600_000) }).where(eq(campaigns.id, campaignId));
+    await database.db
+      .update(campaigns)
+      .set({ executionDate: new Date(Date.now() + 6 * 3600_000) })
+      .where(eq(campaigns.id, campaignId));
     await call(app, donor, { method: 'POST', url: `/api/campaigns/${campaignId}/support`, payload: {} });
     const res = await call(app, admin, { method: 'POST', url: '/api/admin/cron/run' });
     expect(res.statusCode).toBe(200);
@@ -103,7 +117,10 @@ describe('cleaning up uploads', () => {
     const made = await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'With pictures', imageUrl: cover.url, images: [used] } });
     expect(made.statusCode).toBe(201);
     const dayAndMore = new Date(Date.now() - 25 * 3600_000);
-    await database.db.update(images).set({ createdAt: dayAndMore }).where(inArray(images.url, [used.url, cover.url, orphan.url]));
+    await database.db
+      .update(images)
+      .set({ createdAt: dayAndMore })
+      .where(inArray(images.url, [used.url, cover.url, orphan.url]));
     const fileOf = async (url: string) => {
       const [row] = await database.db.select().from(images).where(eq(images.url, url));
       return row ? path.join(uploadsDir(testDataDir()), ...row.storageKey.split('/')) : null;
@@ -132,14 +149,20 @@ describe('one run at a time', () => {
     const charging = new Promise<void>((resolve) => (entered = resolve));
     let sandbox: PaymentProvider | undefined;
     const held: PaymentProvider = {
-      ...createSandboxProvider({ key: sandboxKey(testDataDir()), deliver: (name, body, headers) => app.services.donations.receiveWebhook(name, body, headers).then(() => {}) }),
+      ...createSandboxProvider({
+        key: sandboxKey(testDataDir()),
+        deliver: (name, body, headers) => app.services.donations.receiveWebhook(name, body, headers).then(() => {}),
+      }),
       async chargeSaved(p) {
         entered();
         await gate;
         return sandbox!.chargeSaved(p);
       },
     };
-    sandbox = createSandboxProvider({ key: sandboxKey(testDataDir()), deliver: (name, body, headers) => app.services.donations.receiveWebhook(name, body, headers).then(() => {}) });
+    sandbox = createSandboxProvider({
+      key: sandboxKey(testDataDir()),
+      deliver: (name, body, headers) => app.services.donations.receiveWebhook(name, body, headers).then(() => {}),
+    });
     const second = await database.reopen();
     const appA = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments: held }));
     const appB = checkContract(await buildApp({ config: testConfig(), db: second.db, client: 'none', logger: false }));
@@ -198,7 +221,9 @@ describe('one run at a time', () => {
       const mine = (database.db as unknown as { $client: Sql }).$client;
       await mine`select pg_terminate_backend(${pid})`;
       // the backend goes away on its own time: wait until it has (a condition, not a time)
-      await expect.poll(async () => (await mine<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`)[0].n, { interval: 20 }).toBe(0);
+      await expect
+        .poll(async () => (await mine<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`)[0].n, { interval: 20 })
+        .toBe(0);
       // and the next run takes the lock (polled: the lock goes with the backend's exit)
       await expect.poll(async () => (await app.jobs.runNow())?.status ?? 'locked', { interval: 20 }).toBe('succeeded');
     } finally {

@@ -14,12 +14,7 @@ export async function blockedEitherWay(runner: DbOrTx, a: string, others: readon
   const [hit] = await runner
     .select({ id: blocks.id })
     .from(blocks)
-    .where(
-      or(
-        and(eq(blocks.blockerId, a), inArray(blocks.blockedId, [...others])),
-        and(inArray(blocks.blockerId, [...others]), eq(blocks.blockedId, a)),
-      ),
-    )
+    .where(or(and(eq(blocks.blockerId, a), inArray(blocks.blockedId, [...others])), and(inArray(blocks.blockerId, [...others]), eq(blocks.blockedId, a))))
     .limit(1);
   return Boolean(hit);
 }

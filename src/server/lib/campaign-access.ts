@@ -41,7 +41,10 @@ const lookups = new WeakMap<Db, Lookup>();
 export async function visibleCampaign(db: Db, actor: Actor, id: string) {
   if (!isUuid(id)) throw notFound(M.campaignNotFound);
   let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
+  if (!lookup) {
+    lookup = prepareLookup(db);
+    lookups.set(db, lookup);
+  }
   const [c] = await (canSeeAdult(actor) ? lookup.all : lookup.general).execute({ id });
   if (!c) throw notFound(M.campaignNotFound);
   return c;

@@ -11,6 +11,11 @@ export function csvDocument(header: string, rows: string[]): string {
 
 /** `<prefix>-<the title as a slug>.csv` (a campaign's export). */
 export function csvFilename(prefix: string, title: string): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'campaign';
+  const slug =
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 40) || 'campaign';
   return `${prefix}-${slug}.csv`;
 }

@@ -35,8 +35,7 @@ export function changedFields(before: Record<string, unknown>, after: Record<str
   for (const [k, v] of Object.entries(after)) {
     if (v === undefined) continue;
     const b = before[k];
-    const same =
-      b instanceof Date && v instanceof Date ? b.getTime() === v.getTime() : JSON.stringify(b) === JSON.stringify(v);
+    const same = b instanceof Date && v instanceof Date ? b.getTime() === v.getTime() : JSON.stringify(b) === JSON.stringify(v);
     if (!same) out.push(SECRET_FIELDS.has(k) ? k.replace(/Hash$/, '') : k);
   }
   return out;

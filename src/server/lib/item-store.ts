@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { M } from '../../shared/messages';
 import type { CreateProjectInput } from '../../shared/schemas/projects';
 import type { Tx } from '../db/client';
-import { campaigns, projects, users } from '../db/schema';
+import { type campaigns, type projects, users } from '../db/schema';
 import type { Actor, Deps } from '../deps';
 import { forbidden, notFound } from './errors';
 import { recordChange } from './history';

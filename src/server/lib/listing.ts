@@ -95,9 +95,7 @@ export function searchCondition(searchVector: AnyColumn, title: AnyColumn, q: st
  * a prefix full-text query (null when nothing searchable was typed), and `like`, a title pattern.
  */
 export function searchMatch(searchVector: AnyColumn, title: AnyColumn, ts: unknown, like: unknown): SQL {
-  return ts !== null
-    ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})`
-    : sql`${title} ILIKE ${like}`;
+  return ts !== null ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})` : sql`${title} ILIKE ${like}`;
 }
 
 /** A Postgres text[] literal as one parameter (works the same on postgres.js and PGlite). */

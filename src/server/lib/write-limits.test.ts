@@ -39,7 +39,11 @@ describe('write budgets per account', () => {
       expect(ok.statusCode).toBe(201);
     }
     // from a new address too: the budget is the account's
-    const refused = await call(app, { ...spammer, ip: '10.99.0.1' }, { method: 'POST', url: `/api/campaigns/${campaignId}/comments`, payload: { text: 'one more' } });
+    const refused = await call(
+      app,
+      { ...spammer, ip: '10.99.0.1' },
+      { method: 'POST', url: `/api/campaigns/${campaignId}/comments`, payload: { text: 'one more' } },
+    );
     expect429(refused);
     const viaTrpc = await trpc(app, spammer, 'mutation', 'comments.create', { campaignId, data: { text: 'and another' } });
     expect(viaTrpc.status).toBe(429);
@@ -113,7 +117,16 @@ describe('uploads', () => {
   it('stop at the account quota, before reading the body once it is full, storing nothing', async () => {
     const filler = await signUp(app, { username: 'wl_filler' });
     // fill the account straight in the database up to just under its 400,000 bytes
-    await database.db.insert(images).values({ ownerId: filler.userId, storageKey: 'gallery/wl-filler.webp', url: '/uploads/gallery/wl-filler.webp', kind: 'gallery', width: 1, height: 1, bytes: 399_990, contentType: 'image/webp' });
+    await database.db.insert(images).values({
+      ownerId: filler.userId,
+      storageKey: 'gallery/wl-filler.webp',
+      url: '/uploads/gallery/wl-filler.webp',
+      kind: 'gallery',
+      width: 1,
+      height: 1,
+      bytes: 399_990,
+      contentType: 'image/webp',
+    });
     const over = await upload(filler, 1);
     expect(over.statusCode).toBe(413);
     expect(over.json()).toEqual({ error: 'Your images have used all of your upload space (0 MB)' });

@@ -62,7 +62,14 @@ export async function createMailer(opts: {
     }
   }
 
-  const row = (msg: MailMessage) => ({ to: msg.to, subject: msg.subject, text: msg.text, html: msg.html, kind: msg.kind, status: transport ? ('pending' as const) : ('outbox' as const) });
+  const row = (msg: MailMessage) => ({
+    to: msg.to,
+    subject: msg.subject,
+    text: msg.text,
+    html: msg.html,
+    kind: msg.kind,
+    status: transport ? ('pending' as const) : ('outbox' as const),
+  });
 
   async function insert(via: DbOrTx, msg: MailMessage): Promise<string> {
     const [r] = await via.insert(emailOutbox).values(row(msg)).returning({ id: emailOutbox.id });

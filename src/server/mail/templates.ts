@@ -1,7 +1,6 @@
 import type { MailMessage } from './mailer';
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function linkMessage(p: { to: string; kind: string; subject: string; intro: string; action: string; link: string; outro: string }): MailMessage {
   return {

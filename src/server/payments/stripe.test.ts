@@ -253,7 +253,12 @@ describe('stripe provider', () => {
     it('asks Checkout to create a customer and keep the card when the donation is monthly', async () => {
       routes['POST /v1/checkout/sessions'] = () => ({
         status: 200,
-        body: checkoutSession({ id: 'cs_test_Monthly', currency: 'eur', customer_creation: 'always', url: 'https://checkout.stripe.com/c/pay/cs_test_Monthly' }),
+        body: checkoutSession({
+          id: 'cs_test_Monthly',
+          currency: 'eur',
+          customer_creation: 'always',
+          url: 'https://checkout.stripe.com/c/pay/cs_test_Monthly',
+        }),
       });
       const result = await provider().startPayment({ ...start, saveForLater: true, currency: 'EUR', amount: 1000, idempotencyKey: 'k-monthly' });
 
@@ -283,7 +288,9 @@ describe('stripe provider', () => {
         status: 400,
         body: { error: { type: 'invalid_request_error', code: 'url_invalid', param: 'success_url', message: 'Not a valid URL' } },
       });
-      const err = await provider().startPayment(start).catch((e: unknown) => e);
+      const err = await provider()
+        .startPayment(start)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PaymentProviderError);
       expect((err as Error).message).not.toMatch(/URL/);
       expect(recorded).toHaveLength(1);
@@ -362,7 +369,16 @@ describe('stripe provider', () => {
     it('refunds the payment intent in full', async () => {
       routes['POST /v1/refunds'] = () => ({
         status: 200,
-        body: { id: 're_3Paid', object: 'refund', amount: 2500, currency: 'usd', payment_intent: 'pi_3Paid', charge: 'ch_3Paid', status: 'succeeded', metadata: { donationId: 'don_1' } },
+        body: {
+          id: 're_3Paid',
+          object: 'refund',
+          amount: 2500,
+          currency: 'usd',
+          payment_intent: 'pi_3Paid',
+          charge: 'ch_3Paid',
+          status: 'succeeded',
+          metadata: { donationId: 'don_1' },
+        },
       });
       expect(await provider().refund(refund)).toEqual({ refundRef: 're_3Paid' });
 
@@ -380,15 +396,22 @@ describe('stripe provider', () => {
         status: 400,
         body: { error: { type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge ch_3Paid has already been refunded.' } },
       });
-      const err = await provider().refund(refund).catch((e: unknown) => e);
+      const err = await provider()
+        .refund(refund)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PaymentProviderError);
       expect((err as Error).message).toBe('This payment has already been refunded.');
       expect(recorded).toHaveLength(1);
     });
 
     it('throws PaymentProviderError when the key is refused', async () => {
-      routes['POST /v1/refunds'] = () => ({ status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****Key' } } });
-      const err = await provider().refund(refund).catch((e: unknown) => e);
+      routes['POST /v1/refunds'] = () => ({
+        status: 401,
+        body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****Key' } },
+      });
+      const err = await provider()
+        .refund(refund)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PaymentProviderError);
       expect((err as Error).message).not.toMatch(/sk_/);
       expect(recorded).toHaveLength(1);
@@ -463,7 +486,13 @@ describe('stripe provider', () => {
         status: 404,
         body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'intent', message: "No such payment_intent: 'pi_3Gone'" } },
       });
-      const session = checkoutSession({ customer: 'cus_New1', customer_creation: 'always', payment_intent: 'pi_3Gone', payment_status: 'paid', status: 'complete' });
+      const session = checkoutSession({
+        customer: 'cus_New1',
+        customer_creation: 'always',
+        payment_intent: 'pi_3Gone',
+        payment_status: 'paid',
+        status: 'complete',
+      });
       const payload = event('checkout.session.completed', session, 'evt_1Gone');
       await expect(provider().parseWebhook(Buffer.from(payload), signed(payload))).rejects.toBeInstanceOf(PaymentProviderError);
       expect(recorded.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/payment_intents/pi_3Gone']);
@@ -471,7 +500,14 @@ describe('stripe provider', () => {
 
     it('the saved reference it builds is one chargeSaved takes', async () => {
       routes['POST /v1/payment_intents'] = () => ({ status: 200, body: paymentIntent({ customer: 'cus_New1', payment_method: 'pm_1Saved' }) });
-      await provider().chargeSaved({ donationId: 'don_4', paymentMethodRef: 'cus_New1:pm_1Saved', amount: 1000, currency: 'USD', email: 'a@b.c', idempotencyKey: 'k4' });
+      await provider().chargeSaved({
+        donationId: 'don_4',
+        paymentMethodRef: 'cus_New1:pm_1Saved',
+        amount: 1000,
+        currency: 'USD',
+        email: 'a@b.c',
+        idempotencyKey: 'k4',
+      });
       expect(recorded).toHaveLength(1);
       expect(recorded[0].form).toMatchObject({ customer: 'cus_New1', payment_method: 'pm_1Saved' });
     });

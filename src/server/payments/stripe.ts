@@ -130,10 +130,7 @@ export function createStripeProvider(opts: StripeProviderOptions): PaymentProvid
         paymentIntent = idOf(session.payment_intent);
         if (!paymentIntent) throw new PaymentProviderError('This payment was never completed, so there is nothing to refund.');
       }
-      const r = await stripe.refunds.create(
-        { payment_intent: paymentIntent, metadata: { donationId: p.donationId } },
-        { idempotencyKey: p.idempotencyKey },
-      );
+      const r = await stripe.refunds.create({ payment_intent: paymentIntent, metadata: { donationId: p.donationId } }, { idempotencyKey: p.idempotencyKey });
       return { refundRef: r.id };
     } catch (e) {
       if (e instanceof PaymentProviderError) throw e;
@@ -141,10 +138,7 @@ export function createStripeProvider(opts: StripeProviderOptions): PaymentProvid
     }
   }
 
-  async function parseWebhook(
-    rawBody: Buffer,
-    headers: Record<string, string | string[] | undefined>,
-  ): Promise<PaymentEvent | null> {
+  async function parseWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<PaymentEvent | null> {
     const signature = header(headers, 'stripe-signature');
     if (!signature) throw new WebhookSignatureError('Missing Stripe-Signature header');
     let event: Stripe.Event;
@@ -284,10 +278,7 @@ function refundMessage(e: unknown): string {
 
 /** A PaymentProviderError with a message safe to show; Stripe's own error stays as its cause, for logs. */
 function providerError(e: unknown, message: string): PaymentProviderError {
-  if (
-    e instanceof Stripe.errors.StripeAuthenticationError ||
-    e instanceof Stripe.errors.StripePermissionError
-  ) {
+  if (e instanceof Stripe.errors.StripeAuthenticationError || e instanceof Stripe.errors.StripePermissionError) {
     message = MSG_NOT_CONFIGURED;
   }
   return withCause(new PaymentProviderError(message), e);

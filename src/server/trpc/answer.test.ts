@@ -32,7 +32,7 @@ const item = fc.record(
 );
 const page = fc.record({ items: fc.array(item, { maxLength: 6 }), total: fc.integer(), asOf: date });
 
-describe('writing a declared answer in superjson\'s format', () => {
+describe("writing a declared answer in superjson's format", () => {
   it('gives what superjson gives, and the client revives the same values', () => {
     const dates = datePathsOf(Page)!;
     expect(dates).not.toBeNull();

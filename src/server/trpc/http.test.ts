@@ -40,8 +40,9 @@ async function reference(token?: string) {
 /** Every Date in a value, by path: the answer's dates must arrive as Dates. */
 function datesIn(v: unknown, path = '', out: string[] = []): string[] {
   if (v instanceof Date) out.push(path);
-  else if (Array.isArray(v)) v.forEach((x, i) => datesIn(x, `${path}.${i}`, out));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) datesIn(x, `${path}.${k}`, out);
+  else if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) datesIn(x, `${path}.${i}`, out);
+  } else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) datesIn(x, `${path}.${k}`, out);
   return out;
 }
 
@@ -120,7 +121,7 @@ describe('tRPC reads answered from the declared answer', () => {
     expect(datesIn(expected.list).length).toBeGreaterThanOrEqual(4);
   });
 
-  it('write superjson\'s format with only the declared fields', async () => {
+  it("write superjson's format with only the declared fields", async () => {
     const input = encodeURIComponent(JSON.stringify({ json: { id: campaignId } }));
     const res = await fetch(`${base}/trpc/campaigns.get?input=${input}`);
     expect(res.status).toBe(200);
@@ -129,14 +130,20 @@ describe('tRPC reads answered from the declared answer', () => {
     expect(res.headers.get('vary')).toBe('trpc-accept, accept');
     const body = (await res.json()) as { result: { data: { json: Record<string, unknown>; meta: { values: Record<string, string[]>; v: number } } } };
     const { json, meta } = body.result.data;
-    expect(Object.keys(json).sort()).toEqual(Object.keys(CampaignSchema.shape).filter((k) => json[k] !== undefined).sort());
+    expect(Object.keys(json).sort()).toEqual(
+      Object.keys(CampaignSchema.shape)
+        .filter((k) => json[k] !== undefined)
+        .sort(),
+    );
     expect(meta.v).toBe(1);
     expect(meta.values.createdAt).toEqual(['Date']);
     expect(meta.values.executionDate).toEqual(['Date']);
-    expect(superjson.deserialize(body.result.data as Parameters<typeof superjson.deserialize>[0])).toEqual(await (await reference()).campaigns.get({ id: campaignId }));
+    expect(superjson.deserialize(body.result.data as Parameters<typeof superjson.deserialize>[0])).toEqual(
+      await (await reference()).campaigns.get({ id: campaignId }),
+    );
   });
 
-  it('keep the shared schemas\' errors and statuses, per call in a batch', async () => {
+  it("keep the shared schemas' errors and statuses, per call in a batch", async () => {
     const anon = client();
     const missing = '00000000-0000-4000-8000-000000000000';
     const rest = await call(app, { ip: freshIp() }, { method: 'GET', url: `/api/campaigns/${missing}` });
@@ -168,7 +175,7 @@ describe('tRPC reads answered from the declared answer', () => {
     await expect(anon.favorites.list.query({})).rejects.toMatchObject({ message: M.signInRequired, data: { httpStatus: 401 } });
   });
 
-  it('leave unknown paths, mutations by GET and malformed input to tRPC\'s own answers', async () => {
+  it("leave unknown paths, mutations by GET and malformed input to tRPC's own answers", async () => {
     const unknown = await fetch(`${base}/trpc/campaigns.nope`);
     expect(unknown.status).toBe(404);
     const byGet = await fetch(`${base}/trpc/comments.create`);

@@ -127,11 +127,11 @@ export async function trpcPlugin(fastify: FastifyInstance, opts: { trpcOptions: 
     }
     if (isBatch && typeof trpcOptions.maxBatchSize === 'number' && paths.length > trpcOptions.maxBatchSize) return official(req, reply, rawPath);
     if (isBatch && inputs !== undefined && !isPlainRecord(inputs)) return official(req, reply, rawPath);
-    const rawInputs = paths.map((_, i) => (inputs === undefined ? undefined : isBatch ? (inputs as Record<string, unknown>)[i] : inputs));
+    const rawInputs = paths.map((_, i): unknown => (inputs === undefined ? undefined : isBatch ? (inputs as Record<string, unknown>)[i] : inputs));
     const procedures: AnyProcedure[] = [];
     for (const path of paths) {
       const procedure = await getProcedureAtPath(router, path);
-      if (!procedure || procedure._def.type !== 'query') return official(req, reply, rawPath);
+      if (procedure?._def.type !== 'query') return official(req, reply, rawPath);
       procedures.push(procedure);
     }
 

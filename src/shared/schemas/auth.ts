@@ -18,19 +18,15 @@ export const NewPasswordSchema = text({ error: M.passwordRequired })
   .max(PASSWORD_MAX, M.passwordTooLong);
 
 /** A password being checked: only presence and an upper bound (never reveal the rules here). */
-export const PasswordSchema = text({ error: M.passwordRequired }).min(1, M.passwordRequired).max(PASSWORD_MAX * 4);
+export const PasswordSchema = text({ error: M.passwordRequired })
+  .min(1, M.passwordRequired)
+  .max(PASSWORD_MAX * 4);
 
 const emptyToNull = (v: string | null | undefined) => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
 
-export const UsernameSchema = text()
-  .trim()
-  .toLowerCase()
-  .regex(USERNAME_PATTERN, M.usernameInvalid);
+export const UsernameSchema = text().trim().toLowerCase().regex(USERNAME_PATTERN, M.usernameInvalid);
 
-export const OptionalUsernameSchema = text()
-  .nullish()
-  .transform(emptyToNull)
-  .pipe(UsernameSchema.nullable());
+export const OptionalUsernameSchema = text().nullish().transform(emptyToNull).pipe(UsernameSchema.nullable());
 
 export const OptionalPhoneSchema = text()
   .nullish()

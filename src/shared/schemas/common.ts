@@ -52,10 +52,7 @@ export function normaliseTags(tags: readonly string[]): string[] {
   return out;
 }
 
-export const TagsSchema = z
-  .array(text().max(40, 'A tag can be at most 40 characters'))
-  .max(30, 'At most 30 tags')
-  .transform(normaliseTags);
+export const TagsSchema = z.array(text().max(40, 'A tag can be at most 40 characters')).max(30, 'At most 30 tags').transform(normaliseTags);
 
 export const MessageSchema = z.object({ message: z.string() });
 export type MessageDto = z.infer<typeof MessageSchema>;

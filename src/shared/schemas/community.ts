@@ -52,10 +52,7 @@ export const FavoriteStateSchema = z.object({ favorited: z.boolean() });
 
 // ---- comments --------------------------------------------------------------------------------
 
-export const CommentText = text({ error: M.commentTextRequired })
-  .trim()
-  .min(1, M.commentTextRequired)
-  .max(COMMENT_MAX, M.commentTooLong);
+export const CommentText = text({ error: M.commentTextRequired }).trim().min(1, M.commentTextRequired).max(COMMENT_MAX, M.commentTooLong);
 
 export const CreateCommentInput = z.object({
   text: CommentText,

@@ -32,21 +32,14 @@ export const TEAM_TAGS_MAX = 30;
 /** Members per page: the members call's default and the first page a single team carries. */
 export const TEAM_MEMBERS_PAGE_SIZE = 50;
 
-const TeamName = text({ error: M.teamNameRequired })
-  .trim()
-  .min(1, M.teamNameRequired)
-  .max(TEAM_NAME_MAX, M.teamNameTooLong);
+const TeamName = text({ error: M.teamNameRequired }).trim().min(1, M.teamNameRequired).max(TEAM_NAME_MAX, M.teamNameTooLong);
 const Description = text({ error: M.descriptionTooLong }).max(TEAM_DESCRIPTION_MAX, M.descriptionTooLong);
 
 /** A project to attach: an id, or null / '' for none. */
-const ProjectRef = z
-  .union([text().trim().max(100), z.null()])
-  .transform((v) => (v ? v : null));
+const ProjectRef = z.union([text().trim().max(100), z.null()]).transform((v) => (v ? v : null));
 
 /** The cover: one of the caller's uploads, or null / '' to remove it. */
-const CoverUrl = z
-  .union([text().trim().max(500), z.null()])
-  .transform((v) => (v ? v : null));
+const CoverUrl = z.union([text().trim().max(500), z.null()]).transform((v) => (v ? v : null));
 
 export const CreateTeamInput = z.object({
   name: TeamName,
@@ -111,11 +104,7 @@ export const UpdateMemberInput = z
   .refine((v) => v.status !== undefined || v.role !== undefined, { message: M.teamMemberUpdateEmpty });
 export type UpdateMemberInput = z.input<typeof UpdateMemberInput>;
 
-export const TeamTagSchema = text({ error: M.tagRequired })
-  .trim()
-  .toLowerCase()
-  .min(1, M.tagRequired)
-  .max(TEAM_TAG_MAX, M.tagTooLong);
+export const TeamTagSchema = text({ error: M.tagRequired }).trim().toLowerCase().min(1, M.tagRequired).max(TEAM_TAG_MAX, M.tagTooLong);
 
 export const TeamSuggestedQuery = z.object({
   /** Use this project's tags when the team has no looking-for tags (default: the attached project). */

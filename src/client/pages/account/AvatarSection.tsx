@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type ChangeEvent } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type ChangeEvent } from 'react';
 import { AVATAR_JPEG_QUALITY, AVATAR_RELOAD_MS, UPLOAD_MAX_BYTES } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { UserDto } from '../../../shared/schemas/user';
@@ -36,17 +36,17 @@ export function AvatarSection({ user }: { user: UserDto }) {
   const urlRef = useRef<string | null>(null);
   const abortRef = useRef<AbortController | null>(null);
 
-  const forgetUrl = () => {
+  const forgetUrl = useCallback(() => {
     if (urlRef.current) URL.revokeObjectURL(urlRef.current);
     urlRef.current = null;
-  };
+  }, []);
   // leaving the page drops the picked picture and stops an upload in flight
   useEffect(
     () => () => {
       forgetUrl();
       abortRef.current?.abort();
     },
-    [],
+    [forgetUrl],
   );
 
   async function onFile(e: ChangeEvent<HTMLInputElement>) {
@@ -116,11 +116,7 @@ export function AvatarSection({ user }: { user: UserDto }) {
     <section className="card avatar-section">
       <h2>Profile image</h2>
       <div className="avatar-current">
-        {current ? (
-          <img className="avatar avatar-large" src={current} alt="Your current profile image" width={96} height={96} />
-        ) : (
-          <Avatar person={user} size={96} />
-        )}
+        {current ? <img className="avatar avatar-large" src={current} alt="Your current avatar" width={96} height={96} /> : <Avatar person={user} size={96} />}
         <div className="field">
           <div className="field-label">
             <label htmlFor={inputId}>Profile image</label>

@@ -47,7 +47,9 @@ export default function AdminCronPage() {
             disabled={run.isPending}
             onClick={() => {
               setDone(null);
-              run.mutate(undefined, { onSuccess: (r) => setDone(`Run ${STATUS_LABEL[r.status].toLowerCase()}${r.finishedAt ? ` at ${formatDateTime(r.finishedAt)}` : ''}.`) });
+              run.mutate(undefined, {
+                onSuccess: (r) => setDone(`Run ${STATUS_LABEL[r.status].toLowerCase()}${r.finishedAt ? ` at ${formatDateTime(r.finishedAt)}` : ''}.`),
+              });
             }}
           >
             {run.isPending ? 'Running…' : 'Run now'}
@@ -82,7 +84,7 @@ export default function AdminCronPage() {
           {runs.length === 0 ? (
             <p className="muted">No runs yet.</p>
           ) : (
-            <div className="table-wrap" role="region" aria-label="Runs table" tabIndex={0}>
+            <section className="table-wrap" aria-label="Runs table" tabIndex={0}>
               <table className="table cron-runs-table">
                 <thead>
                   <tr>
@@ -109,14 +111,19 @@ export default function AdminCronPage() {
                       </td>
                       {COUNTS.map((c) => (
                         <td key={c} className="num">
-                          {r.counts[c] ?? <span className="muted" aria-label="none">–</span>}
+                          {r.counts[c] ?? (
+                            <span className="muted">
+                              <span aria-hidden="true">–</span>
+                              <span className="visually-hidden">none</span>
+                            </span>
+                          )}
                         </td>
                       ))}
                     </tr>
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           )}
         </>
       )}

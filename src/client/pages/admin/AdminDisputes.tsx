@@ -29,12 +29,9 @@ export function AdminDisputes() {
   const [status, setStatus] = useState<Settable>('under_review');
   const [notes, setNotes] = useState('');
   const [done, setDone] = useState<string | null>(null);
-  const regionRef = useRef<HTMLDivElement>(null);
+  const regionRef = useRef<HTMLElement>(null);
   const utils = trpc.useUtils();
-  const list = trpc.disputes.adminList.useInfiniteQuery(
-    { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
-    { getNextPageParam: nextPageParam },
-  );
+  const list = trpc.disputes.adminList.useInfiniteQuery({ limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) }, { getNextPageParam: nextPageParam });
   const save = trpc.disputes.setStatus.useMutation({ onSettled: () => void utils.disputes.adminList.invalidate() });
 
   function open(d: AdminDisputeDto) {

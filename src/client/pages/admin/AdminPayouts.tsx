@@ -33,12 +33,9 @@ export function AdminPayouts() {
   const [batchId, setBatchId] = useState('');
   const [reason, setReason] = useState(DEFAULT_REJECT_REASON);
   const [done, setDone] = useState<string | null>(null);
-  const regionRef = useRef<HTMLDivElement>(null);
+  const regionRef = useRef<HTMLElement>(null);
   const utils = trpc.useUtils();
-  const list = trpc.payouts.adminList.useInfiniteQuery(
-    { limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) },
-    { getNextPageParam: nextPageParam },
-  );
+  const list = trpc.payouts.adminList.useInfiniteQuery({ limit: PAGE, ...(filter === 'all' ? {} : { status: filter }) }, { getNextPageParam: nextPageParam });
   const onSettled = () => void utils.payouts.adminList.invalidate();
   const approve = trpc.payouts.approve.useMutation({ onSettled });
   const reject = trpc.payouts.reject.useMutation({ onSettled });
@@ -61,10 +58,23 @@ export function AdminPayouts() {
       const id = batchId.trim();
       approve.mutate(
         { id: payout._id, ...(id ? { payoutBatchId: id } : {}) },
-        { onSuccess: () => (setDecision(null), setDone(`Payout of ${what} approved.`)) },
+        {
+          onSuccess: () => {
+            setDecision(null);
+            setDone(`Payout of ${what} approved.`);
+          },
+        },
       );
     } else {
-      reject.mutate({ id: payout._id, reason: reason.trim() || DEFAULT_REJECT_REASON }, { onSuccess: () => (setDecision(null), setDone(`Payout of ${what} rejected.`)) });
+      reject.mutate(
+        { id: payout._id, reason: reason.trim() || DEFAULT_REJECT_REASON },
+        {
+          onSuccess: () => {
+            setDecision(null);
+            setDone(`Payout of ${what} rejected.`);
+          },
+        },
+      );
     }
   }
 

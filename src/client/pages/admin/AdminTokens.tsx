@@ -51,7 +51,16 @@ export function AdminTokens() {
       <form className="form admin-token-form" onSubmit={onSubmit} noValidate aria-label="Add a token">
         <h2>Add a token</h2>
         <div className="form-row">
-          <Field label="Name" name="name" value={name} error={errors.name} autoComplete="off" spellCheck={false} maxLength={100} onChange={(e) => setName(e.target.value)} />
+          <Field
+            label="Name"
+            name="name"
+            value={name}
+            error={errors.name}
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={100}
+            onChange={(e) => setName(e.target.value)}
+          />
           <Field
             label="Value"
             name="value"
@@ -84,7 +93,7 @@ export function AdminTokens() {
       ) : tokens.data.length === 0 ? (
         <p className="muted">No tokens stored yet.</p>
       ) : (
-        <div className="table-wrap" role="region" aria-label="Stored tokens table" tabIndex={0}>
+        <section className="table-wrap" aria-label="Stored tokens table" tabIndex={0}>
           <table className="table admin-table">
             <thead>
               <tr>
@@ -103,7 +112,7 @@ export function AdminTokens() {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </div>
   );

@@ -89,6 +89,7 @@ export function AdminUsers() {
 
   return (
     <div className="admin-section admin-users">
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with role=search is the ARIA search landmark; <search> would only wrap it in one more box */}
       <form className="admin-toolbar admin-user-search" role="search" aria-label="Users" onSubmit={(e) => e.preventDefault()}>
         <div className="field admin-search">
           <label htmlFor={searchId}>Search users</label>
@@ -140,7 +141,7 @@ export function AdminUsers() {
             {data.total === 1 ? '1 user' : `${data.total} users`}
           </p>
           {data.items.length > 0 && (
-            <div className="table-wrap" role="region" aria-label="Users table" tabIndex={0} aria-busy={users.isFetching}>
+            <section className="table-wrap" aria-label="Users table" tabIndex={0} aria-busy={users.isFetching}>
               <table className="table admin-table admin-users-table">
                 <thead>
                   <tr>
@@ -170,7 +171,12 @@ export function AdminUsers() {
                         </td>
                         <td className="date-cell">{formatDate(u.createdAt)}</td>
                         <td className="actions-cell">
-                          <button type="button" className="button button-small button-secondary" aria-label={`View history of ${displayName(u)}`} onClick={() => setSelected(u)}>
+                          <button
+                            type="button"
+                            className="button button-small button-secondary"
+                            aria-label={`View history of ${displayName(u)}`}
+                            onClick={() => setSelected(u)}
+                          >
                             View history
                           </button>
                           {self ? (
@@ -195,7 +201,7 @@ export function AdminUsers() {
                   })}
                 </tbody>
               </table>
-            </div>
+            </section>
           )}
           {pages > 1 && (
             <nav className="pager" aria-label="Users pages">
@@ -258,7 +264,7 @@ function UserHistory({ user, headingRef, onClose }: { user: AdminUserDto; headin
         <p className="muted">No changes recorded.</p>
       ) : (
         <>
-          <div className="table-wrap" role="region" aria-label="Change history table" tabIndex={0}>
+          <section className="table-wrap" aria-label="Change history table" tabIndex={0}>
             <table className="table admin-table admin-history-table">
               <thead>
                 <tr>
@@ -281,7 +287,7 @@ function UserHistory({ user, headingRef, onClose }: { user: AdminUserDto; headin
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
           {history.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={history.isFetchingNextPage} onClick={() => void history.fetchNextPage()}>

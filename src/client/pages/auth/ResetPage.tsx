@@ -39,9 +39,7 @@ export default function ResetPage() {
             onChange={(e) => setPassword(e.target.value)}
             error={errors.password}
           />
-          <Notice kind="error">
-            {errors.token ?? (reset.isError ? errorMessage(reset.error, M.requestFailed) : null)}
-          </Notice>
+          <Notice kind="error">{errors.token ?? (reset.isError ? errorMessage(reset.error, M.requestFailed) : null)}</Notice>
           <button type="submit" className="button button-block" disabled={reset.isPending}>
             {M.updatePassword}
           </button>

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { InfiniteScrollSentinel } from '../../components/InfiniteScrollSentinel';
@@ -38,7 +38,7 @@ export default function BlockedPage() {
     onSettled: () => void utils.blocks.invalidate(),
   });
 
-  let body;
+  let body: ReactNode;
   if (list.isPending) body = <Loading />;
   else if (list.isError && !list.data) {
     body = (

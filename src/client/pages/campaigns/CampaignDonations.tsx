@@ -21,10 +21,7 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
   const [refunded, setRefunded] = useState<string | null>(null);
   /** Refunded here: their rows read Refunded (and lose the button) in the same render that closes the dialog. */
   const [refundedIds, setRefundedIds] = useState<readonly string[]>([]);
-  const list = trpc.donations.ofCampaign.useInfiniteQuery(
-    { campaignId, limit: PAGE },
-    { getNextPageParam: nextPageParam },
-  );
+  const list = trpc.donations.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
   const items = pagedItems(list);
   const csvUrl = `/api/campaigns/${encodeURIComponent(campaignId)}/donations?format=csv`;
 
@@ -46,7 +43,14 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
         empty={<p className="muted">No donations yet.</p>}
         label="Donations table"
         className="donations-table"
-        columns={[{ label: 'Donor' }, { label: 'Amount', num: true }, { label: 'Status' }, { label: 'Date' }, { label: 'Monthly' }, { label: 'Actions', hidden: true }]}
+        columns={[
+          { label: 'Donor' },
+          { label: 'Amount', num: true },
+          { label: 'Status' },
+          { label: 'Date' },
+          { label: 'Monthly' },
+          { label: 'Actions', hidden: true },
+        ]}
         row={(row) => {
           const d = refundedIds.includes(row._id) ? { ...row, status: 'refunded' as const } : row;
           const amount = formatMoney(d.amount, d.currency);

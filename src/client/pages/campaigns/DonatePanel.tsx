@@ -307,8 +307,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
           />
           {testCards && (
             <p id={`${ids}-cards`} className="field-hint test-cards">
-              Test cards: {groupsOf4(testCards.succeeds)} succeeds, {groupsOf4(testCards.declined)} is declined,{' '}
-              {groupsOf4(testCards.insufficientFunds)} has insufficient funds.
+              Test cards: {groupsOf4(testCards.succeeds)} succeeds, {groupsOf4(testCards.declined)} is declined, {groupsOf4(testCards.insufficientFunds)} has
+              insufficient funds.
             </p>
           )}
           <FieldError id={`${ids}-card-error`} error={errors.card} />

@@ -63,7 +63,7 @@ export default function EditCampaignPage() {
       void utils.campaigns.list.reset();
       void utils.users.campaigns.reset();
       void utils.campaigns.editLocks.invalidate({ id: saved._id });
-      navigate(`/campaigns/${encodeURIComponent(saved._id)}`, { state: withNotice(M.campaignSaved) });
+      void navigate(`/campaigns/${encodeURIComponent(saved._id)}`, { state: withNotice(M.campaignSaved) });
     },
   });
 

@@ -147,8 +147,8 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
     if (v.errors.recipientPaypalEmail) found.email = v.errors.recipientPaypalEmail;
     if (v.errors.amount || cents === null) found.amount = v.errors.amount ?? M.payoutAmountInvalid;
     else if (cents > Math.round(balance.available * 100)) found.amount = M.payoutExceedsBalance;
-    if (!v.ok || Object.keys(found).length) return fail(found);
-    const fields = { campaignId, recipientPaypalEmail: v.data.recipientPaypalEmail, amount: toMajor(cents!) };
+    if (!v.ok || cents === null || Object.keys(found).length) return fail(found);
+    const fields = { campaignId, recipientPaypalEmail: v.data.recipientPaypalEmail, amount: toMajor(cents) };
     const sent = JSON.stringify(fields);
     const key = attempt.current?.sent === sent ? attempt.current.key : newIdempotencyKey();
     attempt.current = { key, sent };
@@ -246,7 +246,14 @@ function PayoutHistory({ campaignId }: { campaignId: string }) {
         empty={<p className="muted">No payouts yet.</p>}
         labelledBy={headingId}
         className="payouts-table"
-        columns={[{ label: 'Requested' }, { label: 'Status' }, { label: 'Gross', num: true }, { label: 'Fee', num: true }, { label: 'Net', num: true }, { label: 'Note' }]}
+        columns={[
+          { label: 'Requested' },
+          { label: 'Status' },
+          { label: 'Gross', num: true },
+          { label: 'Fee', num: true },
+          { label: 'Net', num: true },
+          { label: 'Note' },
+        ]}
         row={(p) => (
           <tr key={p._id}>
             <th scope="row" className="date-cell">
@@ -258,7 +265,13 @@ function PayoutHistory({ campaignId }: { campaignId: string }) {
             <td className="num">{formatMoney(p.gross, p.currency)}</td>
             <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
             <td className="num">{formatMoney(p.net, p.currency)}</td>
-            <td className="payout-note">{p.status === 'rejected' ? (p.rejectReason ?? DEFAULT_REJECTION_REASON) : p.status === 'paid' && p.decidedAt ? `Paid ${formatDateTime(p.decidedAt)}` : ''}</td>
+            <td className="payout-note">
+              {p.status === 'rejected'
+                ? (p.rejectReason ?? DEFAULT_REJECTION_REASON)
+                : p.status === 'paid' && p.decidedAt
+                  ? `Paid ${formatDateTime(p.decidedAt)}`
+                  : ''}
+            </td>
           </tr>
         )}
       />

@@ -16,7 +16,7 @@ export default function NewCampaignPage() {
     onSuccess(campaign) {
       utils.campaigns.get.setData({ id: campaign._id }, campaign);
       void utils.campaigns.list.reset();
-      navigate(`/campaigns/${encodeURIComponent(campaign._id)}`, { state: withNotice(M.campaignCreated) });
+      void navigate(`/campaigns/${encodeURIComponent(campaign._id)}`, { state: withNotice(M.campaignCreated) });
     },
   });
   return (

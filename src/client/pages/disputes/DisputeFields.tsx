@@ -1,4 +1,4 @@
-import { DISPUTE_STATUSES, DISPUTE_TYPES } from '../../../shared/constants';
+import { type DISPUTE_STATUSES, DISPUTE_TYPES } from '../../../shared/constants';
 import { Field, SelectField, TextAreaField } from '../../components/Field';
 import type { FieldErrors } from '../../lib/forms';
 

@@ -55,7 +55,7 @@ export default function NewDisputePage() {
 
   useEffect(() => {
     if (!created) return;
-    const t = setTimeout(() => navigate('/myDisputes'), DISPUTE_REDIRECT_MS);
+    const t = setTimeout(() => void navigate('/myDisputes'), DISPUTE_REDIRECT_MS);
     return () => clearTimeout(t);
   }, [created, navigate]);
 
@@ -116,7 +116,9 @@ export default function NewDisputePage() {
             spellCheck={false}
             value={campaign}
             aria-invalid={errors.campaign ? true : undefined}
-            aria-describedby={[`${id}-campaign-hint`, known.data ? `${id}-campaign-title` : '', errors.campaign ? campaignErrorId : ''].filter(Boolean).join(' ')}
+            aria-describedby={[`${id}-campaign-hint`, known.data ? `${id}-campaign-title` : '', errors.campaign ? campaignErrorId : '']
+              .filter(Boolean)
+              .join(' ')}
             onChange={(e) => setCampaign(e.target.value)}
           />
           {known.data && (

@@ -135,7 +135,8 @@ const BROWSE: Record<FavoriteTargetType, { what: string; to: string; text: strin
 
 function FavoriteProfile({ fav, action }: { fav: FavoriteDto; action(f: FavoriteDto, nameId?: string): ReactNode }) {
   const nameId = useId();
-  const p = fav.profile!;
+  const p = fav.profile;
+  if (!p) return null;
   return (
     <li className="people-row">
       <PersonSummary person={p} tagLimit={8} nameId={nameId} actions={action(fav, nameId)} />

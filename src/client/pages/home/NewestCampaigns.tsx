@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
@@ -46,6 +47,7 @@ function CardSkeletons() {
       </p>
       <ul className="home-cards" aria-hidden="true">
         {Array.from({ length: HOME_CAMPAIGNS }, (_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: placeholder cards have no identity of their own and never move
           <li key={i} className="home-card card home-card-skeleton">
             <div className="home-card-cover" />
             <div className="home-card-body" />
@@ -63,7 +65,7 @@ function CardSkeletons() {
 export function NewestCampaigns() {
   const { isSignedIn, isLoading } = useSession();
   const list = trpc.campaigns.list.useQuery({ limit: HOME_CAMPAIGNS });
-  let body;
+  let body: ReactNode;
   if (list.isPending) body = <CardSkeletons />;
   else if (list.isError) {
     body = (

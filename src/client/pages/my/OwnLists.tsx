@@ -79,7 +79,8 @@ export function OwnProjects() {
   const list = trpc.projects.list.useInfiniteQuery({ my: true, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
   return (
     <InfiniteCompactList
-      list={list}       basePath="/projects"
+      list={list}
+      basePath="/projects"
       noun="project"
       label="My projects"
       empty={

@@ -129,7 +129,12 @@ const nextChargeText = (s: SubscriptionDto) => (s.status === 'active' && s.nextC
 function CancelButton({ s, onCancel }: { s: SubscriptionDto; onCancel(s: SubscriptionDto): void }) {
   if (s.status !== 'active') return null;
   return (
-    <button type="button" className="button button-small button-secondary" aria-label={`Cancel monthly donation to ${s.campaign.title}`} onClick={() => onCancel(s)}>
+    <button
+      type="button"
+      className="button button-small button-secondary"
+      aria-label={`Cancel monthly donation to ${s.campaign.title}`}
+      onClick={() => onCancel(s)}
+    >
       Cancel
     </button>
   );
@@ -138,7 +143,7 @@ function CancelButton({ s, onCancel }: { s: SubscriptionDto; onCancel(s: Subscri
 /** Monthly donations from 640 px: campaign, amount, status, next charge, Cancel. */
 function SubscriptionTable({ rows, onCancel }: { rows: SubscriptionDto[]; onCancel(s: SubscriptionDto): void }) {
   return (
-    <div className="table-wrap" role="region" aria-label="Monthly donations table" tabIndex={0}>
+    <section className="table-wrap" aria-label="Monthly donations table" tabIndex={0}>
       <table className="table subscriptions-table">
         <thead>
           <tr>
@@ -171,7 +176,7 @@ function SubscriptionTable({ rows, onCancel }: { rows: SubscriptionDto[]; onCanc
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

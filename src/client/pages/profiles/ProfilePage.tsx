@@ -68,7 +68,14 @@ function ProfileView({ person }: { person: PublicUserDto }) {
       <header className="profile-head card">
         <div className="profile-avatar">
           {picture ? (
-            <ZoomableImage src={picture} alt={`${name} profile image`} className="profile-avatar-button" imgClassName="avatar avatar-xl" width={128} height={128} />
+            <ZoomableImage
+              src={picture}
+              alt={`${name} profile image`}
+              className="profile-avatar-button"
+              imgClassName="avatar avatar-xl"
+              width={128}
+              height={128}
+            />
           ) : (
             <Avatar person={person} size={128} />
           )}

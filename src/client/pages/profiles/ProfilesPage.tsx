@@ -91,10 +91,7 @@ export default function ProfilesPage() {
   const list = useInfiniteQuery({
     queryKey: ['profiles-directory', filter],
     queryFn: ({ pageParam, signal }) =>
-      utils.client.users.list.query(
-        { q: filter.q, tags: filter.tags, match: filter.match, limit: filter.limit, page: pageParam },
-        { signal },
-      ),
+      utils.client.users.list.query({ q: filter.q, tags: filter.tags, match: filter.match, limit: filter.limit, page: pageParam }, { signal }),
     initialPageParam: 1,
     getNextPageParam: (last, all) => {
       const loaded = all.reduce((n, p) => n + p.items.length, 0);
@@ -115,12 +112,21 @@ export default function ProfilesPage() {
   return (
     <section className="page list-page">
       <h1>Profiles</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with role=search is the ARIA search landmark; <search> would only wrap it in one more box */}
       <form className="directory-filter card" role="search" aria-label="Find people" onSubmit={onSubmit}>
         <div className="field directory-search">
           <div className="field-label">
             <label htmlFor={searchId}>Search</label>
           </div>
-          <input id={searchId} type="search" name="q" value={text} placeholder="Name or username" autoComplete="off" onChange={(e) => setText(e.target.value)} />
+          <input
+            id={searchId}
+            type="search"
+            name="q"
+            value={text}
+            placeholder="Name or username"
+            autoComplete="off"
+            onChange={(e) => setText(e.target.value)}
+          />
         </div>
         <TagInput label="Tags" tags={filter.tags} onChange={(tags) => setFilter({ tags })} />
         <div className="directory-options">

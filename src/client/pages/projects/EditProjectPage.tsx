@@ -38,7 +38,7 @@ export default function EditProjectPage() {
     onSuccess(saved) {
       utils.projects.get.setData({ id: saved._id }, saved);
       void utils.projects.list.reset();
-      navigate(`/projects/${encodeURIComponent(saved._id)}`);
+      void navigate(`/projects/${encodeURIComponent(saved._id)}`);
     },
   });
 

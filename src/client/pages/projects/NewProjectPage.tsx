@@ -15,7 +15,7 @@ export default function NewProjectPage() {
     onSuccess(project) {
       utils.projects.get.setData({ id: project._id }, project);
       void utils.projects.list.reset();
-      navigate(`/projects/${encodeURIComponent(project._id)}`);
+      void navigate(`/projects/${encodeURIComponent(project._id)}`);
     },
   });
   return (

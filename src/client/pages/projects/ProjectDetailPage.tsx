@@ -148,7 +148,7 @@ function OwnerActions({ id, editPath }: { id: string; editPath: string }) {
       void utils.projects.list.reset();
       // gone: Back must not show it from the cache
       void utils.projects.get.invalidate({ id }, { refetchType: 'none' });
-      navigate('/projects', { replace: true });
+      void navigate('/projects', { replace: true });
     },
   });
   const busy = remove.isPending || remove.isSuccess;
@@ -165,6 +165,7 @@ function OwnerActions({ id, editPath }: { id: string; editPath: string }) {
         )}
       </div>
       {confirming && (
+        // biome-ignore lint/a11y/useSemanticElements: a question and its two buttons, not form fields under a legend
         <div className="confirm" role="group" aria-label="Confirm delete">
           <p>Delete this project? This cannot be undone.</p>
           <div className="button-row">
@@ -216,8 +217,7 @@ function SuggestedPeople({ projectId }: { projectId: string }) {
             <Notice kind="error">{errorMessage(teams.error, M.teamsLoadFailed)}</Notice>
           ) : !chosen ? (
             <p className="muted">
-              {NO_TEAM_TO_INVITE}{' '}
-              <Link to={`/teams/new?projectId=${encodeURIComponent(projectId)}`}>Create a team</Link>
+              {NO_TEAM_TO_INVITE} <Link to={`/teams/new?projectId=${encodeURIComponent(projectId)}`}>Create a team</Link>
             </p>
           ) : (
             <div className="field invite-team">

@@ -205,7 +205,9 @@ function AttachSection({ team, projectParam }: { team: TeamDto; projectParam: st
             Attach
           </button>
         </div>
-        <Notice kind="error">{attach.isError ? errorMessage(attach.error, M.teamAttachFailed) : projects.error ? errorMessage(projects.error, M.requestFailed) : null}</Notice>
+        <Notice kind="error">
+          {attach.isError ? errorMessage(attach.error, M.teamAttachFailed) : projects.error ? errorMessage(projects.error, M.requestFailed) : null}
+        </Notice>
         <Notice kind="success">{saved ? 'Project saved.' : null}</Notice>
       </form>
     </section>
@@ -279,14 +281,32 @@ function MembersSection({ team, readAt }: { team: TeamDto; readAt: number }) {
                       {!m.isOwner && (
                         <>
                           {m.status === 'requested' && (
-                            <button type="button" className="button button-small" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'accept')}>
+                            <button
+                              type="button"
+                              className="button button-small"
+                              disabled={disabled}
+                              aria-describedby={nameId}
+                              onClick={() => void run(m, 'accept')}
+                            >
                               Accept
                             </button>
                           )}
-                          <button type="button" className="button button-small button-secondary" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'role')}>
+                          <button
+                            type="button"
+                            className="button button-small button-secondary"
+                            disabled={disabled}
+                            aria-describedby={nameId}
+                            onClick={() => void run(m, 'role')}
+                          >
                             {m.role === 'member' ? 'Make manager' : 'Make member'}
                           </button>
-                          <button type="button" className="button button-small button-danger" disabled={disabled} aria-describedby={nameId} onClick={() => void run(m, 'remove')}>
+                          <button
+                            type="button"
+                            className="button button-small button-danger"
+                            disabled={disabled}
+                            aria-describedby={nameId}
+                            onClick={() => void run(m, 'remove')}
+                          >
                             Remove
                           </button>
                         </>
@@ -331,14 +351,7 @@ function CoverSection({ team }: { team: TeamDto }) {
   return (
     <section className="card manage-section" aria-labelledby="cover-heading">
       <h2 id="cover-heading">Cover</h2>
-      <ImageUploadField
-        label="Cover image"
-        kind="cover"
-        multiple={false}
-        images={pending ?? team.images}
-        onChange={onChange}
-        onBusyChange={setUploading}
-      />
+      <ImageUploadField label="Cover image" kind="cover" multiple={false} images={pending ?? team.images} onChange={onChange} onBusyChange={setUploading} />
       {(uploading || save.isPending) && <p className="muted">{save.isPending ? 'Saving…' : M.uploading}</p>}
       <Notice kind="error">{save.isError ? errorMessage(save.error, M.teamSaveFailed) : null}</Notice>
       <Notice kind="success">{saved && !save.isPending ? 'Cover saved.' : null}</Notice>

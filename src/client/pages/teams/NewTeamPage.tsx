@@ -18,8 +18,8 @@ function useGoBack(fallback: string) {
   const navigate = useNavigate();
   return () => {
     const idx = (window.history.state as { idx?: number } | null)?.idx ?? 0;
-    if (idx > 0) navigate(-1);
-    else navigate(fallback);
+    if (idx > 0) void navigate(-1);
+    else void navigate(fallback);
   };
 }
 
@@ -51,7 +51,7 @@ export default function NewTeamPage() {
     onSuccess(team) {
       void utils.teams.invalidate();
       utils.teams.get.setData({ id: team._id }, team);
-      navigate(teamPath(team._id, '/manage'));
+      void navigate(teamPath(team._id, '/manage'));
     },
   });
   const busy = create.isPending || create.isSuccess;

@@ -64,7 +64,13 @@ function TeamView({ team, readAt }: { team: TeamDto; readAt: number }) {
             </div>
             <div>
               <dt>Project</dt>
-              <dd>{team.projectId && team.projectTitle ? <Link to={`/projects/${encodeURIComponent(team.projectId)}`}>{team.projectTitle}</Link> : <span className="muted">None</span>}</dd>
+              <dd>
+                {team.projectId && team.projectTitle ? (
+                  <Link to={`/projects/${encodeURIComponent(team.projectId)}`}>{team.projectTitle}</Link>
+                ) : (
+                  <span className="muted">None</span>
+                )}
+              </dd>
             </div>
             <div>
               <dt>Members</dt>
@@ -174,6 +180,7 @@ function MembershipActions({ team }: { team: TeamDto }) {
   else if (!isOwner && !mine && leave.isSuccess) note = 'You left the team.';
 
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a note and the membership buttons, not form fields under a legend
     <div className="team-actions" role="group" aria-label="Membership">
       {note && <p className="muted team-note">{note}</p>}
       <div className="button-row">

@@ -101,7 +101,13 @@ export function useTeamMembers(team: TeamDto, readAt: number) {
     },
   );
   const seen = new Set<string>();
-  const members = (query.data?.pages ?? []).flatMap((p) => p.items).filter((m) => (seen.has(m.userId) ? false : (seen.add(m.userId), true)));
+  const members = (query.data?.pages ?? [])
+    .flatMap((p) => p.items)
+    .filter((m) => {
+      if (seen.has(m.userId)) return false;
+      seen.add(m.userId);
+      return true;
+    });
   return { query, members };
 }
 type MembersQuery = ReturnType<typeof useTeamMembers>['query'];

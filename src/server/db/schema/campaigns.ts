@@ -69,9 +69,7 @@ export const campaigns = pgTable(
     index('campaigns_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     // The list as everyone without adult access sees it (the list query writes the same literal
     // predicate): a deep `page=` walks this index alone (index-only), with no table access.
-    index('campaigns_public_created_id_idx')
-      .on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
-      .where(sql`${t.type} <> 'adult'`),
+    index('campaigns_public_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()).where(sql`${t.type} <> 'adult'`),
     index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('campaigns_search_idx').using('gin', t.searchVector),
     index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),

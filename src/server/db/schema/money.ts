@@ -122,9 +122,7 @@ export const donations = pgTable(
     check('donations_refunded_when_refunded', sql`(${t.status} = 'refunded') = (${t.refundedAt} IS NOT NULL)`),
     uniqueIndex('donations_idempotency_key').on(t.idempotencyKey),
     // a month of a subscription is paid at most once (failed attempts may repeat)
-    uniqueIndex('donations_subscription_period_key')
-      .on(t.subscriptionId, t.period)
-      .where(sql`${t.period} IS NOT NULL AND ${t.status} <> 'failed'`),
+    uniqueIndex('donations_subscription_period_key').on(t.subscriptionId, t.period).where(sql`${t.period} IS NOT NULL AND ${t.status} <> 'failed'`),
     // the owner's list of a campaign's donations, newest first
     index('donations_campaign_created_idx').on(t.campaignId, t.createdAt.desc(), t.id.desc()),
     uniqueIndex('donations_provider_ref_key').on(t.provider, t.providerRef),
@@ -225,10 +223,7 @@ export const payouts = pgTable(
     check('payouts_platform_fee_nonnegative', sql`${t.platformFee} >= 0`),
     check('payouts_net_nonnegative', sql`${t.net} >= 0`),
     check('payouts_net_plus_fee_is_gross', sql`${t.net} + ${t.platformFee} = ${t.gross}`),
-    check(
-      'payouts_decided_when_not_pending',
-      sql`(${t.status} = 'pending') = (${t.decidedAt} IS NULL)`,
-    ),
+    check('payouts_decided_when_not_pending', sql`(${t.status} = 'pending') = (${t.decidedAt} IS NULL)`),
     check('payouts_rejected_has_reason', sql`${t.status} <> 'rejected' OR ${t.rejectReason} IS NOT NULL`),
     index('payouts_status_created_idx').on(t.status, t.createdAt),
     index('payouts_campaign_status_idx').on(t.campaignId, t.status),
@@ -306,10 +301,7 @@ export const ledgerEntries = pgTable(
   },
   (t) => [
     check('ledger_entries_amount_nonzero', sql`${t.amount} <> 0`),
-    check(
-      'ledger_entries_account_id_required',
-      sql`${t.accountType} NOT IN ('campaign', 'recipient') OR ${t.accountId} IS NOT NULL`,
-    ),
+    check('ledger_entries_account_id_required', sql`${t.accountType} NOT IN ('campaign', 'recipient') OR ${t.accountId} IS NOT NULL`),
     index('ledger_entries_account_idx').on(t.accountType, t.accountId, t.currency),
     index('ledger_entries_group_idx').on(t.groupId),
   ],

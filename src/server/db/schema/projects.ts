@@ -61,8 +61,5 @@ export const projectFollows = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
-  (t) => [
-    primaryKey({ name: 'project_follows_pkey', columns: [t.userId, t.projectId] }),
-    index('project_follows_project_idx').on(t.projectId),
-  ],
+  (t) => [primaryKey({ name: 'project_follows_pkey', columns: [t.userId, t.projectId] }), index('project_follows_project_idx').on(t.projectId)],
 );

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
 
 /**

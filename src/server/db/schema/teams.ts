@@ -68,8 +68,5 @@ export const teamMembers = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('team_members_team_user_key').on(t.teamId, t.userId),
-    index('team_members_user_idx').on(t.userId),
-  ],
+  (t) => [uniqueIndex('team_members_team_user_key').on(t.teamId, t.userId), index('team_members_user_idx').on(t.userId)],
 );

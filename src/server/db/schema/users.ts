@@ -61,11 +61,7 @@ export const sessions = pgTable(
   (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
 );
 
-export const oneTimeTokenPurpose = pgEnum('one_time_token_purpose', [
-  'verify_email',
-  'reset_password',
-  'guest_support',
-]);
+export const oneTimeTokenPurpose = pgEnum('one_time_token_purpose', ['verify_email', 'reset_password', 'guest_support']);
 
 /** Emailed single-use tokens; only the SHA-256 of the token is stored. */
 export const oneTimeTokens = pgTable(
@@ -83,10 +79,7 @@ export const oneTimeTokens = pgTable(
     usedAt: ts('used_at'),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex('one_time_tokens_hash_key').on(t.tokenHash),
-    index('one_time_tokens_user_idx').on(t.userId, t.purpose),
-  ],
+  (t) => [uniqueIndex('one_time_tokens_hash_key').on(t.tokenHash), index('one_time_tokens_user_idx').on(t.userId, t.purpose)],
 );
 
 /** Fixed-window counters shared by every app process (login, register, password reset...). */

@@ -232,11 +232,13 @@ describe('SECRETS_KEY', () => {
 describe('user search', () => {
   const people: { id: string; email: string; username: string }[] = [];
   beforeAll(async () => {
-    for (const [i, [name, phone]] of ([
-      ['Zelda Quartz', '+1 555 0101 777'],
-      ['Yannick Quartz', '+44 20 7946 0958'],
-      ['Xavier Plain', null],
-    ] as const).entries()) {
+    for (const [i, [name, phone]] of (
+      [
+        ['Zelda Quartz', '+1 555 0101 777'],
+        ['Yannick Quartz', '+44 20 7946 0958'],
+        ['Xavier Plain', null],
+      ] as const
+    ).entries()) {
       const u = await signUp(app, { username: `srch${i}_${stamp}` });
       await database.db.update(users).set({ name, phone }).where(eq(users.id, u.userId));
       people.push({ id: u.userId, email: u.email, username: `srch${i}_${stamp}` });
@@ -262,7 +264,18 @@ describe('user search', () => {
   it('answers the console columns and nothing else (no password hash)', async () => {
     const res = await get(admin, `/api/admin/users?q=${people[1].username}`);
     expect(res.json()).toEqual({
-      items: [{ _id: people[1].id, name: 'Yannick Quartz', username: people[1].username, email: people[1].email, phone: '+44 20 7946 0958', role: 'admin', isAdmin: true, createdAt: expect.any(String) }],
+      items: [
+        {
+          _id: people[1].id,
+          name: 'Yannick Quartz',
+          username: people[1].username,
+          email: people[1].email,
+          phone: '+44 20 7946 0958',
+          role: 'admin',
+          isAdmin: true,
+          createdAt: expect.any(String),
+        },
+      ],
       total: 1,
       page: 1,
       limit: 20,
@@ -304,7 +317,13 @@ describe('change history and admin rights', () => {
 
     const history = await get(admin, `/api/admin/users/${target.userId}/history`);
     expect(history.statusCode).toBe(200);
-    const items = history.json().items as { modelName: string; action: string; fields: string[]; actor: { username: string; name: string | null } | null; createdAt: string }[];
+    const items = history.json().items as {
+      modelName: string;
+      action: string;
+      fields: string[];
+      actor: { username: string; name: string | null } | null;
+      createdAt: string;
+    }[];
     const adminChanges = items.filter((e) => e.fields.includes('isAdmin'));
     expect(adminChanges.map((e) => [e.modelName, e.action, e.fields, e.actor?.username])).toEqual([
       ['User', 'update', ['isAdmin', 'role'], `adm2_${stamp}`],
@@ -382,7 +401,10 @@ describe('change history and admin rights', () => {
     const mine = await database.db.select().from(changeHistory).where(eq(changeHistory.subjectUserId, gone.userId));
     expect(mine.length).toBe(2);
     await database.db.delete(users).where(eq(users.id, gone.userId));
-    const after = await database.db.select().from(changeHistory).where(sql`${changeHistory.id} in ${mine.map((m) => m.id)}`);
+    const after = await database.db
+      .select()
+      .from(changeHistory)
+      .where(sql`${changeHistory.id} in ${mine.map((m) => m.id)}`);
     expect(after.map((h) => [h.subjectUserId, h.modelName, h.fields]).sort()).toEqual(mine.map((h) => [null, h.modelName, h.fields]).sort());
   });
 });

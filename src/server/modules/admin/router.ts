@@ -15,7 +15,10 @@ import { authedProcedure, router } from '../../trpc/init';
 /** The admin console (the service answers 403 to everybody but admins). */
 export const adminRouter = router({
   tokens: authedProcedure.output(StoredTokensSchema).query(({ ctx }) => ctx.services.admin.listTokens(ctx.actor)),
-  storeToken: authedProcedure.input(StoreTokenInput).output(StoreTokenResult).mutation(({ ctx, input }) => ctx.services.admin.storeToken(ctx.actor, input)),
+  storeToken: authedProcedure
+    .input(StoreTokenInput)
+    .output(StoreTokenResult)
+    .mutation(({ ctx, input }) => ctx.services.admin.storeToken(ctx.actor, input)),
   users: authedProcedure
     .input(AdminUsersQuery.prefault({}))
     .output(AdminUsersPage)

@@ -27,7 +27,16 @@ type UserRow = typeof users.$inferSelect;
 
 function toAdminUser(u: Pick<UserRow, 'id' | 'name' | 'username' | 'email' | 'phone' | 'role' | 'isAdmin' | 'createdAt'>): AdminUserDto {
   const admin = isAdmin(u);
-  return { _id: u.id, name: u.name, username: u.username, email: u.email, phone: u.phone, role: admin ? 'admin' : 'user', isAdmin: admin, createdAt: u.createdAt };
+  return {
+    _id: u.id,
+    name: u.name,
+    username: u.username,
+    email: u.email,
+    phone: u.phone,
+    role: admin ? 'admin' : 'user',
+    isAdmin: admin,
+    createdAt: u.createdAt,
+  };
 }
 
 const adminUserColumns = {
@@ -126,7 +135,13 @@ export function createAdminService(deps: Deps) {
       if (role === 'user') conds.push(sql`not ${adminSql}`);
       const where = conds.length ? and(...conds) : undefined;
       const [rows, [{ n }]] = await Promise.all([
-        db.select(adminUserColumns).from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset((page - 1) * limit),
+        db
+          .select(adminUserColumns)
+          .from(users)
+          .where(where)
+          .orderBy(desc(users.createdAt), desc(users.id))
+          .limit(limit)
+          .offset((page - 1) * limit),
         db.select({ n: sql<string>`count(*)` }).from(users).where(where),
       ]);
       return { items: rows.map(toAdminUser), total: Number(n), page, limit };

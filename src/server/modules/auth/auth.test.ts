@@ -43,11 +43,15 @@ const forgot = async (email: string) => {
 describe('POST /api/auth/register', () => {
   it('creates the account, stores only an argon2id hash and emails a verification link', async () => {
     const email = uniqueEmail('Reg');
-    const res = await call(app, { ip: freshIp() }, {
-      method: 'POST',
-      url: '/api/auth/register',
-      payload: { email: `  ${email.toUpperCase()} `, password: PASSWORD, username: 'New_Person', phone: '+44 20 7946 0958' },
-    });
+    const res = await call(
+      app,
+      { ip: freshIp() },
+      {
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { email: `  ${email.toUpperCase()} `, password: PASSWORD, username: 'New_Person', phone: '+44 20 7946 0958' },
+      },
+    );
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({ message: 'Account created. Please check your email to verify your address.' });
     const [row] = await database.db.select().from(users).where(eq(users.email, email.toLowerCase()));
@@ -102,11 +106,15 @@ describe('POST /api/auth/register', () => {
   it('refuses a username that is taken (case-insensitively) with 409', async () => {
     await register(app, { username: 'taken_name' });
     const before = await userCount();
-    const res = await call(app, { ip: freshIp() }, {
-      method: 'POST',
-      url: '/api/auth/register',
-      payload: { email: uniqueEmail(), password: PASSWORD, username: 'Taken_Name' },
-    });
+    const res = await call(
+      app,
+      { ip: freshIp() },
+      {
+        method: 'POST',
+        url: '/api/auth/register',
+        payload: { email: uniqueEmail(), password: PASSWORD, username: 'Taken_Name' },
+      },
+    );
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ error: M.usernameTaken });
     expect(await userCount()).toBe(before);
@@ -126,7 +134,10 @@ describe('POST /api/auth/login and GET /api/auth/me', () => {
     expect(cookie.value).toBe(body.token);
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     // only a hash of the token's secret is stored
-    const [stored] = await database.db.select().from(sessions).where(eq(sessions.id, body.token.split('.')[0]));
+    const [stored] = await database.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.id, body.token.split('.')[0]));
     expect(stored.secretHash).toMatch(/^[0-9a-f]{64}$/);
     expect(body.token).not.toContain(stored.secretHash);
 
@@ -140,11 +151,15 @@ describe('POST /api/auth/login and GET /api/auth/me', () => {
   it('gives the same 401 for a wrong password and an unknown email', async () => {
     const email = await register(app);
     const wrong = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/login', payload: { email, password: 'wrong password' } });
-    const unknown = await call(app, { ip: freshIp() }, {
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { email: uniqueEmail('nobody'), password: 'wrong password' },
-    });
+    const unknown = await call(
+      app,
+      { ip: freshIp() },
+      {
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: uniqueEmail('nobody'), password: 'wrong password' },
+      },
+    );
     expect(wrong.statusCode).toBe(401);
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json()).toEqual({ error: 'Invalid email or password' });
@@ -167,7 +182,10 @@ describe('POST /api/auth/login and GET /api/auth/me', () => {
     const [id] = token.split('.');
     expect((await me({ token: `${id}.forgedsecretforgedsecretforgedsecr`, ip: freshIp() })).statusCode).toBe(401);
     expect((await me({ token: 'garbage', ip: freshIp() })).statusCode).toBe(401);
-    await database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.userId, userId));
+    await database.db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(sessions.userId, userId));
     const expired = await me({ cookie: `session=${token}`, ip: freshIp() });
     expect(expired.statusCode).toBe(401);
     // the dead cookie is cleared, and the expired session row is gone
@@ -179,7 +197,10 @@ describe('POST /api/auth/login and GET /api/auth/me', () => {
     const { token } = await signUp(app);
     const [id] = token.split('.');
     const soon = new Date(Date.now() + 60_000);
-    await database.db.update(sessions).set({ expiresAt: soon, lastUsedAt: new Date(Date.now() - 2 * 3600_000) }).where(eq(sessions.id, id));
+    await database.db
+      .update(sessions)
+      .set({ expiresAt: soon, lastUsedAt: new Date(Date.now() - 2 * 3600_000) })
+      .where(eq(sessions.id, id));
     const res = await me({ cookie: `session=${token}`, ip: freshIp() });
     expect(res.statusCode).toBe(200);
     const [s] = await database.db.select().from(sessions).where(eq(sessions.id, id));
@@ -215,11 +236,15 @@ describe('POST /api/auth/change-password', () => {
     const email = await register(app);
     const a = await login(app, email);
     const other = await login(app, email);
-    const res = await call(app, { token: a.token, ip: a.ip }, {
-      method: 'POST',
-      url: '/api/auth/change-password',
-      payload: { currentPassword: PASSWORD, newPassword: 'a brand new password' },
-    });
+    const res = await call(
+      app,
+      { token: a.token, ip: a.ip },
+      {
+        method: 'POST',
+        url: '/api/auth/change-password',
+        payload: { currentPassword: PASSWORD, newPassword: 'a brand new password' },
+      },
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.message).toBe('Password changed.');
@@ -236,18 +261,26 @@ describe('POST /api/auth/change-password', () => {
 
   it('refuses a wrong current password, a short new one and a signed-out caller, changing nothing', async () => {
     const { email, token, ip } = await signUp(app);
-    const wrong = await call(app, { token, ip }, {
-      method: 'POST',
-      url: '/api/auth/change-password',
-      payload: { currentPassword: 'not my password', newPassword: 'a brand new password' },
-    });
+    const wrong = await call(
+      app,
+      { token, ip },
+      {
+        method: 'POST',
+        url: '/api/auth/change-password',
+        payload: { currentPassword: 'not my password', newPassword: 'a brand new password' },
+      },
+    );
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toEqual({ error: 'Current password is incorrect' });
-    const short = await call(app, { token, ip }, {
-      method: 'POST',
-      url: '/api/auth/change-password',
-      payload: { currentPassword: PASSWORD, newPassword: 'short' },
-    });
+    const short = await call(
+      app,
+      { token, ip },
+      {
+        method: 'POST',
+        url: '/api/auth/change-password',
+        payload: { currentPassword: PASSWORD, newPassword: 'short' },
+      },
+    );
     expect(short.statusCode).toBe(400);
     expect(short.json()).toEqual({ error: 'Password must be at least 8 characters' });
     const signedOut = await call(app, null, {
@@ -278,7 +311,10 @@ describe('GET /api/auth/verify-email/{token}', () => {
   it('refuses an expired or unknown token', async () => {
     const email = await register(app);
     const token = await tokenFromEmail(database, email, 'verify_email');
-    await database.db.update(oneTimeTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(oneTimeTokens.email, email));
+    await database.db
+      .update(oneTimeTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(oneTimeTokens.email, email));
     const expired = await call(app, null, { method: 'GET', url: `/api/auth/verify-email/${token}` });
     expect(expired.statusCode).toBe(400);
     expect(expired.json()).toEqual({ error: 'Invalid or expired token' });
@@ -330,11 +366,15 @@ describe('forgot and reset password', () => {
     const short = await call(app, { ip: freshIp() }, { method: 'POST', url: `/api/auth/reset-password/${token}`, payload: { password: 'short' } });
     expect(short.statusCode).toBe(400);
     expect(short.json()).toEqual({ error: 'Password must be at least 8 characters' });
-    const ok = await call(app, { ip: freshIp() }, {
-      method: 'POST',
-      url: `/api/auth/reset-password/${token}`,
-      payload: { password: 'a fresh password' },
-    });
+    const ok = await call(
+      app,
+      { ip: freshIp() },
+      {
+        method: 'POST',
+        url: `/api/auth/reset-password/${token}`,
+        payload: { password: 'a fresh password' },
+      },
+    );
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toEqual({ message: 'Password reset' });
     expect((await me({ token: session, ip })).statusCode).toBe(401);
@@ -342,11 +382,15 @@ describe('forgot and reset password', () => {
     const c = await login(app, email, 'a fresh password');
     // following the emailed link proved the address
     expect((await me(c)).json().emailVerified).toBe(true);
-    const reused = await call(app, { ip: freshIp() }, {
-      method: 'POST',
-      url: `/api/auth/reset-password/${token}`,
-      payload: { password: 'yet another password' },
-    });
+    const reused = await call(
+      app,
+      { ip: freshIp() },
+      {
+        method: 'POST',
+        url: `/api/auth/reset-password/${token}`,
+        payload: { password: 'yet another password' },
+      },
+    );
     expect(reused.statusCode).toBe(400);
     expect(reused.json()).toEqual({ error: 'Invalid or expired token' });
   });
@@ -359,8 +403,15 @@ describe('forgot and reset password', () => {
     const second = await tokenFromEmail(database, email, 'reset_password');
     const old = await call(app, { ip: freshIp() }, { method: 'POST', url: `/api/auth/reset-password/${first}`, payload: { password: 'a fresh password' } });
     expect(old.statusCode).toBe(400);
-    await database.db.update(oneTimeTokens).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(oneTimeTokens.email, email));
-    const expired = await call(app, { ip: freshIp() }, { method: 'POST', url: `/api/auth/reset-password/${second}`, payload: { password: 'a fresh password' } });
+    await database.db
+      .update(oneTimeTokens)
+      .set({ expiresAt: new Date(Date.now() - 1) })
+      .where(eq(oneTimeTokens.email, email));
+    const expired = await call(
+      app,
+      { ip: freshIp() },
+      { method: 'POST', url: `/api/auth/reset-password/${second}`, payload: { password: 'a fresh password' } },
+    );
     expect(expired.statusCode).toBe(400);
     expect(expired.json()).toEqual({ error: 'Invalid or expired token' });
     await expect(login(app, email, PASSWORD)).resolves.toBeTruthy();
@@ -403,11 +454,15 @@ describe('rate limits', () => {
     for (let i = 0; i < 10; i++) {
       await call(app, { ip: resetIp }, { method: 'POST', url: `/api/auth/reset-password/guess${i}aaaaaaaa`, payload: { password: 'a fresh password' } });
     }
-    const resetBlocked = await call(app, { ip: resetIp }, {
-      method: 'POST',
-      url: '/api/auth/reset-password/guessaaaaaaaaaa',
-      payload: { password: 'a fresh password' },
-    });
+    const resetBlocked = await call(
+      app,
+      { ip: resetIp },
+      {
+        method: 'POST',
+        url: '/api/auth/reset-password/guessaaaaaaaaaa',
+        payload: { password: 'a fresh password' },
+      },
+    );
     expect(resetBlocked.statusCode).toBe(429);
   });
 
@@ -469,7 +524,12 @@ describe('cross-site request protection', () => {
 
   it('refuses a login posted from another site', async () => {
     const email = await register(app);
-    const res = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { origin: 'https://evil.example' }, payload: { email, password: PASSWORD } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { origin: 'https://evil.example' },
+      payload: { email, password: PASSWORD },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.cookies).toHaveLength(0);
   });

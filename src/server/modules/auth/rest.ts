@@ -1,15 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../../shared/messages';
-import {
-  ChangePasswordInput,
-  ForgotPasswordInput,
-  LoginInput,
-  LoginOutput,
-  NewPasswordSchema,
-  RegisterInput,
-  TokenSchema,
-} from '../../../shared/schemas/auth';
+import { ChangePasswordInput, ForgotPasswordInput, LoginInput, LoginOutput, NewPasswordSchema, RegisterInput, TokenSchema } from '../../../shared/schemas/auth';
 import { MessageSchema } from '../../../shared/schemas/common';
 import { UserSchema } from '../../../shared/schemas/user';
 import type { Deps } from '../../deps';

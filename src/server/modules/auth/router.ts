@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  ChangePasswordInput,
-  ForgotPasswordInput,
-  LoginInput,
-  RegisterInput,
-  ResetPasswordInput,
-  VerifyEmailInput,
-} from '../../../shared/schemas/auth';
+import { ChangePasswordInput, ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput, VerifyEmailInput } from '../../../shared/schemas/auth';
 import { MessageSchema } from '../../../shared/schemas/common';
 import { UserSchema } from '../../../shared/schemas/user';
 import { clearSessionCookie, setSessionCookie } from '../../http/session-cookie';
@@ -44,9 +37,7 @@ export const authRouter = router({
     .input(VerifyEmailInput)
     .output(MessageSchema)
     .mutation(({ ctx, input }) => ctx.services.auth.verifyEmail(input, ctx.actor)),
-  resendVerification: authedProcedure
-    .output(MessageSchema)
-    .mutation(({ ctx }) => ctx.services.auth.resendVerification(ctx.actor)),
+  resendVerification: authedProcedure.output(MessageSchema).mutation(({ ctx }) => ctx.services.auth.resendVerification(ctx.actor)),
   forgotPassword: publicProcedure
     .input(ForgotPasswordInput)
     .output(MessageSchema)

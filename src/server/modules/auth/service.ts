@@ -1,14 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import type {
-  ChangePasswordInput,
-  ForgotPasswordInput,
-  LoginInput,
-  RegisterInput,
-  ResetPasswordInput,
-  VerifyEmailInput,
-} from '../../../shared/schemas/auth';
+import type { ChangePasswordInput, ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput, VerifyEmailInput } from '../../../shared/schemas/auth';
 import type { UserDto } from '../../../shared/schemas/user';
 import { createAfterAnswer } from '../../auth/after-answer';
 import { createLoginThrottle, loginThrottleDefaults, type LoginThrottleOptions } from '../../auth/login-throttle';

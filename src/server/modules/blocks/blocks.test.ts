@@ -50,7 +50,11 @@ const doors = (who: Client | null) => ({
 
 describe.each(['rest', 'trpc'] as const)('GET /api/blocks, paged, through the %s door', (door) => {
   it('pages 20 at a time by cursor, newest first, each with the person', async () => {
-    await checkPaging(doors(pager)[door], expected.map((b) => b.blockedId), 20);
+    await checkPaging(
+      doors(pager)[door],
+      expected.map((b) => b.blockedId),
+      20,
+    );
     const first = await call(app, pager, { method: 'GET', url: '/api/blocks?limit=1' });
     expect(Object.keys(first.json()).sort()).toEqual(['blocked', 'nextCursor']);
     expect(Object.keys(first.json().blocked[0]).sort()).toEqual(['_id', 'createdAt', 'imageUrl', 'name', 'userId', 'username']);
@@ -58,7 +62,10 @@ describe.each(['rest', 'trpc'] as const)('GET /api/blocks, paged, through the %s
   });
 
   it('caps a limit above 100 at 100', async () => {
-    await checkCap(doors(capper)[door], expectedCap.map((b) => b.blockedId));
+    await checkCap(
+      doors(capper)[door],
+      expectedCap.map((b) => b.blockedId),
+    );
   });
 
   it('never shows another person’s blocks, with or without their cursor; signed out is 401', async () => {
@@ -88,7 +95,12 @@ describe('whether I blocked one person (GET /api/blocks/{id}, blocks.status)', (
     expect((await trpc(app, other, 'query', 'blocks.status', { userId: pager.userId })).data.blocked).toBe(true);
     await call(app, other, { method: 'DELETE', url: `/api/blocks/${pager.userId}` });
     expect((await call(app, other, { method: 'GET', url: `/api/blocks/${pager.userId}` })).json().blocked).toBe(false);
-    expect(await database.db.select().from(blocks).where(and(eq(blocks.blockerId, other.userId), eq(blocks.blockedId, pager.userId)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(blocks)
+        .where(and(eq(blocks.blockerId, other.userId), eq(blocks.blockedId, pager.userId))),
+    ).toEqual([]);
   });
 
   it('lists the first 20 when tRPC is called without input', async () => {

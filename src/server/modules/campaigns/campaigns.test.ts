@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
-import { campaigns, changeHistory, donations, ledgerEntries, ledgerGroups, supports, users } from '../../db/schema';
+import { campaigns, changeHistory, supports, users } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, uploadImages, type Client } from '../../../../test/helpers';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -304,7 +304,8 @@ describe('GET /api/campaigns: paging', () => {
 
   it('pages by cursor exactly as by page number', async () => {
     const byPage: string[] = [];
-    for (let page = 1; page <= 3; page++) byPage.push(...(await get(null, `/api/campaigns?q=pagingtag&page=${page}`)).json().items.map((i: { _id: string }) => i._id));
+    for (let page = 1; page <= 3; page++)
+      byPage.push(...(await get(null, `/api/campaigns?q=pagingtag&page=${page}`)).json().items.map((i: { _id: string }) => i._id));
     const byCursor: string[] = [];
     let cursor: string | null = null;
     do {

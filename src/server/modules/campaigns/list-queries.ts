@@ -159,16 +159,14 @@ function build(db: Db, a: Args) {
           generation: sql<string>`(select ${listVersions.generation} from ${listVersions} where ${listVersions.entity} = 'campaigns')`,
         };
   const total = a.search
-    ? db
-        .select(searchCount)
-        .from(
-          db
-            .select({ one: sql`1`.as('one') })
-            .from(p)
-            .where(and(...base))
-            .limit(SEARCH_COUNT_CAP + 1)
-            .as('matches'),
-        )
+    ? db.select(searchCount).from(
+        db
+          .select({ one: sql`1`.as('one') })
+          .from(p)
+          .where(and(...base))
+          .limit(SEARCH_COUNT_CAP + 1)
+          .as('matches'),
+      )
     : a.ownerId === undefined
       ? db.select(totalSelection).from(listCounts).where(sql`${listCounts.entity} = 'campaigns'`)
       : db

@@ -22,10 +22,7 @@ let adultViewer: Actor;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  const [owner] = await database.db
-    .insert(users)
-    .values({ email: 'marks@example.com', passwordHash: 'x', hasAdultAccess: true })
-    .returning();
+  const [owner] = await database.db.insert(users).values({ email: 'marks@example.com', passwordHash: 'x', hasAdultAccess: true }).returning();
   ownerId = owner.id;
   adultViewer = { user: owner, session: null, ip: '127.0.0.1' } as unknown as Actor;
 });
@@ -42,7 +39,15 @@ type Step =
   | { kind: 'settle' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('insertPast' as const), n: fc.integer({ min: 1, max: 8 }), adult: fc.boolean(), minutesAgo: fc.integer({ min: 6, max: 100_000 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('insertPast' as const),
+      n: fc.integer({ min: 1, max: 8 }),
+      adult: fc.boolean(),
+      minutesAgo: fc.integer({ min: 6, max: 100_000 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('insertNow' as const), n: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('toggleAdult' as const), pick: fc.nat() }) },
@@ -79,7 +84,11 @@ async function apply(s: Step, settle: () => Promise<void>): Promise<void> {
           .update(campaigns)
           .set({ type: sql`case when ${campaigns.type} = 'adult' then 'art'::category else 'adult'::category end` })
           .where(inArray(campaigns.id, [id]));
-      else await db.update(campaigns).set({ createdAt: new Date(Date.now() - s.minutesAgo * 60_000) }).where(eq(campaigns.id, id));
+      else
+        await db
+          .update(campaigns)
+          .set({ createdAt: new Date(Date.now() - s.minutesAgo * 60_000) })
+          .where(eq(campaigns.id, id));
       return;
     }
     case 'settle':
@@ -114,7 +123,10 @@ describe('page marks', () => {
               for (let page = 1; page <= Math.ceil(all.length / limit) + 1; page++) {
                 const got = await lists.run(actor, ListQuery.parse({ page, limit }));
                 const want = all.slice((page - 1) * limit, page * limit + 1);
-                expect(got.rows.map((r) => r.c.id), `page ${page}, limit ${limit}, adult ${seeAdult}`).toEqual(want);
+                expect(
+                  got.rows.map((r) => r.c.id),
+                  `page ${page}, limit ${limit}, adult ${seeAdult}`,
+                ).toEqual(want);
               }
             }
           }
@@ -127,9 +139,9 @@ describe('page marks', () => {
 
   it('are taken once a deep page is asked for, and then answer it', async () => {
     await database.db.delete(campaigns);
-    await database.db.insert(campaigns).values(
-      Array.from({ length: 40 }, (_, i) => ({ ownerId, title: `c${i}`, createdAt: new Date(Date.now() - (60 + i) * 60_000) })),
-    );
+    await database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 40 }, (_, i) => ({ ownerId, title: `c${i}`, createdAt: new Date(Date.now() - (60 + i) * 60_000) })));
     const lists = createCampaignListQueries(database.db, { markEvery: 3 });
     const query = ListQuery.parse({ page: 7, limit: 5 });
     const first = await lists.statements(anonymous, query);

@@ -50,10 +50,7 @@ export function createPageMarks(db: Db, opts: { every: number }) {
     if (audience === 'public') conds.push(sql`${campaigns.type} <> 'adult'`);
     const set = await db.transaction(
       async (tx) => {
-        const [g] = await tx
-          .select({ generation: listVersions.generation })
-          .from(listVersions)
-          .where(eq(listVersions.entity, 'campaigns'));
+        const [g] = await tx.select({ generation: listVersions.generation }).from(listVersions).where(eq(listVersions.entity, 'campaigns'));
         const ranked = tx
           .select({
             createdAt: campaigns.createdAt,
@@ -63,11 +60,7 @@ export function createPageMarks(db: Db, opts: { every: number }) {
           .from(campaigns)
           .where(and(...conds))
           .as('ranked');
-        const rows = await tx
-          .select()
-          .from(ranked)
-          .where(sql`${ranked.rank} % ${every} = 0`)
-          .orderBy(ranked.rank);
+        const rows = await tx.select().from(ranked).where(sql`${ranked.rank} % ${every} = 0`).orderBy(ranked.rank);
         return {
           generation: Number(g?.generation ?? 0),
           marks: rows.map((r) => ({ t: r.createdAt.toISOString(), id: r.id, rank: Number(r.rank) })),

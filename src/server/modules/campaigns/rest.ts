@@ -1,12 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  CampaignListSchema,
-  CampaignSchema,
-  CreateCampaignInput,
-  IdParams,
-  ListQuery,
-  UpdateCampaignInput,
-} from '../../../shared/schemas/campaigns';
+import { CampaignListSchema, CampaignSchema, CreateCampaignInput, IdParams, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
 import { restRoute } from '../../http/rest';
 import type { Services } from '../../services';
 

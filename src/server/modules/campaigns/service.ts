@@ -130,14 +130,20 @@ export function createCampaignsService(deps: Deps) {
         const { user, before } = await store.ownedForUpdate(tx, actor, id);
         assertCategoryAllowed(user, input.type);
         // totals are kept in the campaign's currency and goal kind: once money has moved, they stay
-        if ((input.currency !== undefined && input.currency !== before.currency) || (input.targetType !== undefined && input.targetType !== before.targetType)) {
+        if (
+          (input.currency !== undefined && input.currency !== before.currency) ||
+          (input.targetType !== undefined && input.targetType !== before.targetType)
+        ) {
           if (await moneyMoved(tx, id)) throw conflict(M.currencyLocked);
         }
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
         const patch: Partial<typeof campaigns.$inferInsert> = { ...itemPatch(input, before.targetType), executionDate: input.executionDate };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
-        await tx.update(campaigns).set({ ...patch, updatedAt: new Date() }).where(eq(campaigns.id, id));
+        await tx
+          .update(campaigns)
+          .set({ ...patch, updatedAt: new Date() })
+          .where(eq(campaigns.id, id));
         await recordChange(tx, { modelName: 'Campaign', action: 'update', key: id, fields, actorId: user.id, subjectUserId: before.ownerId });
       });
       return store.load(actor, id);

@@ -167,7 +167,16 @@ describe('comments', () => {
 
 // ---- paging ------------------------------------------------------------------------------------
 
-type Thread = { _id: string; text: string; hidden: boolean; userId: { _id: string } | null; deletedAt: string | null; replies: { _id: string; text: string }[]; moreReplies: boolean; repliesNextCursor: string | null };
+type Thread = {
+  _id: string;
+  text: string;
+  hidden: boolean;
+  userId: { _id: string } | null;
+  deletedAt: string | null;
+  replies: { _id: string; text: string }[];
+  moreReplies: boolean;
+  repliesNextCursor: string | null;
+};
 type Page<T> = { items: T[]; nextCursor: string | null };
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -245,7 +254,9 @@ describe('comments: paging of threads', () => {
 
   beforeAll(async () => {
     paged = await newCampaign('Forty-five threads');
-    threadIds = await seedComments(Array.from({ length: 45 }, (_, i) => ({ campaignId: paged, userId: i % 2 ? ann.userId : ben.userId, text: `Thread ${i + 1}` })));
+    threadIds = await seedComments(
+      Array.from({ length: 45 }, (_, i) => ({ campaignId: paged, userId: i % 2 ? ann.userId : ben.userId, text: `Thread ${i + 1}` })),
+    );
     // a reply on thread 1 must not count as a thread
     await seedComments([{ campaignId: paged, userId: ann.userId, text: 'A reply', parentId: threadIds[0] }], T0 + 3_600_000);
   });
@@ -330,7 +341,21 @@ describe('comments: paging of threads', () => {
     const page = await restPage(null, `${url(paged)}?limit=1`);
     expect(Object.keys(page).sort()).toEqual(['items', 'nextCursor']);
     expect(Object.keys(page.items[0]).sort()).toEqual(
-      ['_id', 'campaignId', 'createdAt', 'deletedAt', 'editedAt', 'hidden', 'imageUrl', 'moreReplies', 'parentId', 'replies', 'repliesNextCursor', 'text', 'userId'].sort(),
+      [
+        '_id',
+        'campaignId',
+        'createdAt',
+        'deletedAt',
+        'editedAt',
+        'hidden',
+        'imageUrl',
+        'moreReplies',
+        'parentId',
+        'replies',
+        'repliesNextCursor',
+        'text',
+        'userId',
+      ].sort(),
     );
     expect(Object.keys(page.items[0].userId as object).sort()).toEqual(['_id', 'avatarUrl', 'imageUrl', 'name', 'username']);
   });
@@ -349,7 +374,12 @@ describe('comments: the replies of a thread', () => {
       { campaignId: talk, userId: ben.userId, text: 'Exactly full thread' },
     ]);
     longReplies = await seedComments(
-      Array.from({ length: 2 * COMMENT_INLINE_REPLIES + 5 }, (_, i) => ({ campaignId: talk, userId: i % 3 ? ben.userId : ann.userId, text: `Reply ${i + 1}`, parentId: long })),
+      Array.from({ length: 2 * COMMENT_INLINE_REPLIES + 5 }, (_, i) => ({
+        campaignId: talk,
+        userId: i % 3 ? ben.userId : ann.userId,
+        text: `Reply ${i + 1}`,
+        parentId: long,
+      })),
       T0 + 3_600_000,
     );
     await seedComments(
@@ -380,7 +410,12 @@ describe('comments: the replies of a thread', () => {
     const byFive = await restPages<{ _id: string }>(null, `${url(talk)}/${long}/replies?limit=5`);
     expect(sizes(byFive)).toEqual([5, 5, 5, 5, 5]);
     // through tRPC, the same
-    const viaTrpc = await trpcPages<{ _id: string }>(ann, 'comments.replies', { campaignId: talk, commentId: long, limit: 7, cursor: thread.repliesNextCursor });
+    const viaTrpc = await trpcPages<{ _id: string }>(ann, 'comments.replies', {
+      campaignId: talk,
+      commentId: long,
+      limit: 7,
+      cursor: thread.repliesNextCursor,
+    });
     expect(ids(viaTrpc.flat())).toEqual(longReplies.slice(COMMENT_INLINE_REPLIES));
   });
 

@@ -53,7 +53,17 @@ function replyOf(thread: CommentRow, t: ReplyTuple): { c: CommentRow; author: Au
   const [id, userId, text, imageUrl, createdAt, editedAt, deletedAt, username, name, authorImageUrl] = t;
   const date = (v: string | null) => (v === null ? null : new Date(v));
   return {
-    c: { id, campaignId: thread.campaignId, userId, parentId: thread.id, text, imageUrl, createdAt: new Date(createdAt), editedAt: date(editedAt), deletedAt: date(deletedAt) },
+    c: {
+      id,
+      campaignId: thread.campaignId,
+      userId,
+      parentId: thread.id,
+      text,
+      imageUrl,
+      createdAt: new Date(createdAt),
+      editedAt: date(editedAt),
+      deletedAt: date(deletedAt),
+    },
     author: { id: userId, username, name, imageUrl: authorImageUrl },
   };
 }
@@ -220,11 +230,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
         .from(r)
         .innerJoin(ru, eq(ru.id, r.userId))
         .where(
-          and(
-            eq(r.parentId, comments.id),
-            cursor ? afterAsc(r.createdAt, r.id, cursor) : undefined,
-            viewerId ? notBlockedBy(viewerId, r.userId) : undefined,
-          ),
+          and(eq(r.parentId, comments.id), cursor ? afterAsc(r.createdAt, r.id, cursor) : undefined, viewerId ? notBlockedBy(viewerId, r.userId) : undefined),
         )
         .orderBy(asc(r.createdAt), asc(r.id))
         .limit(limit + 1)
@@ -257,7 +263,11 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
       if (!rows.length) throw notFound(M.commentNotFound);
       const replies = rows.flatMap(({ reply }) => {
         if (!reply?.id) return [];
-        const { authorUsername, authorName, authorImageUrl, ...c } = reply as CommentRow & { authorUsername: string | null; authorName: string | null; authorImageUrl: string | null };
+        const { authorUsername, authorName, authorImageUrl, ...c } = reply as CommentRow & {
+          authorUsername: string | null;
+          authorName: string | null;
+          authorImageUrl: string | null;
+        };
         return [{ c, author: { id: c.userId, username: authorUsername, name: authorName, imageUrl: authorImageUrl } }];
       });
       const { page: shown, nextCursor } = pageOf(replies, limit, (x) => x.c);
@@ -280,10 +290,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
         parentId = parent.parentId ?? parent.id;
       }
       if (input.imageUrl) await assertOwnImages(db, user.id, [input.imageUrl]);
-      const [row] = await db
-        .insert(comments)
-        .values({ campaignId, userId: user.id, parentId, text: input.text, imageUrl: input.imageUrl })
-        .returning();
+      const [row] = await db.insert(comments).values({ campaignId, userId: user.id, parentId, text: input.text, imageUrl: input.imageUrl }).returning();
       return toDto(row, user);
     },
 

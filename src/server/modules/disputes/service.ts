@@ -51,7 +51,10 @@ export function createDisputesService(deps: Deps) {
       if (!isUuid(input.campaignId)) throw notFound(M.campaignNotFound);
       const conds: SQL[] = [eq(campaigns.id, input.campaignId)];
       if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
-      const [c] = await db.select({ id: campaigns.id, title: campaigns.title, ownerId: campaigns.ownerId }).from(campaigns).where(and(...conds));
+      const [c] = await db
+        .select({ id: campaigns.id, title: campaigns.title, ownerId: campaigns.ownerId })
+        .from(campaigns)
+        .where(and(...conds));
       if (!c) throw notFound(M.campaignNotFound);
       if (input.donationId) {
         // a donation the author can see: their own, or any of their own campaign's
@@ -113,7 +116,10 @@ export function createDisputesService(deps: Deps) {
         .orderBy(desc(disputes.createdAt), desc(disputes.id))
         .limit(query.limit + 1);
       const { page, nextCursor } = pageOf(rows, query.limit, (r) => r.d);
-      return { items: page.map((r) => ({ ...toDto(r), author: { _id: r.author.id, name: r.author.name, username: r.author.username, email: r.author.email } })), nextCursor };
+      return {
+        items: page.map((r) => ({ ...toDto(r), author: { _id: r.author.id, name: r.author.name, username: r.author.username, email: r.author.email } })),
+        nextCursor,
+      };
     },
 
     /** An admin sets the status with notes (one call: the notes given are the notes kept); the author is emailed. */
@@ -138,7 +144,14 @@ export function createDisputesService(deps: Deps) {
         .innerJoin(users, eq(users.id, updated.userId))
         .where(eq(campaigns.id, updated.campaignId));
       if (row) {
-        await mailer.send(payoutTemplates.disputeStatus(row.email, { campaignTitle: row.title, status: updated.status, notes: updated.resolutionNotes ?? '', link: `${config.appUrl}/myDisputes` }));
+        await mailer.send(
+          payoutTemplates.disputeStatus(row.email, {
+            campaignTitle: row.title,
+            status: updated.status,
+            notes: updated.resolutionNotes ?? '',
+            link: `${config.appUrl}/myDisputes`,
+          }),
+        );
       }
       return toDto({ d: updated, title: row?.title ?? '' });
     },

@@ -92,7 +92,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       monthly: fc.boolean(),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), nth: fc.nat({ max: 50 }), by: fc.constantFrom('owner' as const, 'donor' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('refund' as const), nth: fc.nat({ max: 50 }), by: fc.constantFrom('owner' as const, 'donor' as const) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), nth: fc.nat({ max: 10 }) }) },
   {
     weight: 2,
@@ -120,17 +123,29 @@ async function apply(s: Step, runKey: string): Promise<void> {
       await svc.donate(
         actor,
         campaignIds[s.campaign],
-        { amount: s.cents / 100, monthly: s.monthly && s.who !== 'guest', email: s.who === 'guest' ? 'guest.prop@example.com' : undefined, card: CARDS[s.card] },
+        {
+          amount: s.cents / 100,
+          monthly: s.monthly && s.who !== 'guest',
+          email: s.who === 'guest' ? 'guest.prop@example.com' : undefined,
+          card: CARDS[s.card],
+        },
         `${runKey}-k${s.key}`,
       );
     } else if (s.kind === 'refund') {
-      const rows = await database.db.select({ id: donations.id, donorId: donations.donorId }).from(donations).where(inArray(donations.campaignId, campaignIds)).orderBy(donations.createdAt, donations.id);
+      const rows = await database.db
+        .select({ id: donations.id, donorId: donations.donorId })
+        .from(donations)
+        .where(inArray(donations.campaignId, campaignIds))
+        .orderBy(donations.createdAt, donations.id);
       if (!rows.length) return;
       const d = rows[s.nth % rows.length];
       const by = s.by === 'owner' ? owner : (people.find((p) => p.user?.id === d.donorId) ?? owner);
       await svc.refund(by, d.id, { reason: 'property' });
     } else if (s.kind === 'payout') {
-      await app.services.payouts.request(owner, campaignIds[s.campaign], { recipientPaypalEmail: 'owner.prop@example.com', amount: s.cents === null ? undefined : s.cents / 100 });
+      await app.services.payouts.request(owner, campaignIds[s.campaign], {
+        recipientPaypalEmail: 'owner.prop@example.com',
+        amount: s.cents === null ? undefined : s.cents / 100,
+      });
     } else if (s.kind === 'decide') {
       const pending = await database.db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, 'pending')).orderBy(payouts.createdAt, payouts.id);
       if (!pending.length) return;
@@ -180,10 +195,6 @@ async function check(): Promise<void> {
     expect(campaign.currency).toBe(CURRENCIES[i]);
     expect(toMinor(campaign.totalRaised)).toBe(standing.reduce((sum, d) => sum + d.amount, 0));
     expect(campaign.donors).toBe(new Set(standing.map((d) => d.donorId ?? d.donorEmail)).size);
-    const fromLedger = entries
-      .filter((e) => e.accountType === 'campaign' && e.accountId === id)
-      .reduce((sum, e) => sum + e.amount, 0);
-    const [t] = await db.select({ n: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded}), 0)` }).from(campaignTotals).where(eq(campaignTotals.campaignId, id));
     // the campaign's account: what came in less refunds less what was paid out
     const [all] = await db
       .select({ n: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded} - ${campaignTotals.paidOut}), 0)` })
@@ -192,7 +203,9 @@ async function check(): Promise<void> {
     const account = entries.filter((e) => e.accountType === 'campaign' && e.accountId === id).reduce((sum, e) => sum + e.amount, 0);
     expect(Number(all.n)).toBe(account);
     // pending + paid payouts never exceed what the campaign raised less refunds
-    const held = (await db.select().from(payouts).where(eq(payouts.campaignId, id))).filter((p) => p.status !== 'rejected').reduce((sum, p) => sum + p.gross, 0);
+    const held = (await db.select().from(payouts).where(eq(payouts.campaignId, id)))
+      .filter((p) => p.status !== 'rejected')
+      .reduce((sum, p) => sum + p.gross, 0);
     expect(held).toBeLessThanOrEqual(net(id));
     expect(account).toBeGreaterThanOrEqual(0);
   }
@@ -203,7 +216,11 @@ async function check(): Promise<void> {
     const mine = entries.filter((e) => e.groupId === g[0].id);
     expect(mine.find((e) => e.accountType === 'campaign')?.amount).toBe(-p.gross);
   }
-  const keys = await db.select({ k: donations.idempotencyKey, n: sql<string>`count(*)` }).from(donations).groupBy(donations.idempotencyKey).having(sql`count(*) > 1`);
+  const keys = await db
+    .select({ k: donations.idempotencyKey, n: sql<string>`count(*)` })
+    .from(donations)
+    .groupBy(donations.idempotencyKey)
+    .having(sql`count(*) > 1`);
   expect(keys).toEqual([]);
 }
 

@@ -109,7 +109,15 @@ describe('giving (REST)', () => {
     expect(d.receiptUrl).toBe(`/donations/${d._id}?token=${link[2]}`);
     const receipt = await call(app, null, { method: 'GET', url: `/api/donations/${d._id}?token=${link[2]}` });
     expect(receipt.statusCode).toBe(200);
-    expect(receipt.json()).toMatchObject({ amount: 12.5, currency: 'EUR', status: 'succeeded', campaign: { _id: eur, title: 'Ferry documentary' }, monthly: false, refund: null, canRefund: false });
+    expect(receipt.json()).toMatchObject({
+      amount: 12.5,
+      currency: 'EUR',
+      status: 'succeeded',
+      campaign: { _id: eur, title: 'Ferry documentary' },
+      monthly: false,
+      refund: null,
+      canRefund: false,
+    });
     for (const url of [`/api/donations/${d._id}`, `/api/donations/${d._id}?token=${link[2].replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`]) {
       expect((await call(app, null, { method: 'GET', url })).statusCode).toBe(404);
       expect((await call(app, stranger, { method: 'GET', url })).json()).toEqual({ error: M.donationNotFound });
@@ -161,7 +169,17 @@ describe('giving (REST)', () => {
     }
     const rows = await database.db.select().from(donations).where(eq(donations.donorId, stranger.userId));
     expect(rows.map((r) => r.status)).toEqual(['failed', 'failed']);
-    expect(await database.db.select().from(ledgerGroups).where(sql`${ledgerGroups.donationId} in (${sql.join(rows.map((r) => sql`${r.id}`), sql`, `)})`)).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(ledgerGroups)
+        .where(
+          sql`${ledgerGroups.donationId} in (${sql.join(
+            rows.map((r) => sql`${r.id}`),
+            sql`, `,
+          )})`,
+        ),
+    ).toEqual([]);
     expect((await campaign(usd)).totalRaised).toBe(raised);
   });
 
@@ -210,7 +228,12 @@ describe('webhooks', () => {
     target.inject({ method: 'POST', url: `/api/payments/webhooks/${provider}`, payload: body, headers });
 
   it('a payment stays pending until its signed event arrives; the same event twice books once', async () => {
-    const res = await call(slowApp, donor, { method: 'POST', url: `/api/campaigns/${usd}/donations`, headers: { 'idempotency-key': newKey() }, payload: { amount: 3, card: GOOD } });
+    const res = await call(slowApp, donor, {
+      method: 'POST',
+      url: `/api/campaigns/${usd}/donations`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { amount: 3, card: GOOD },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json().status).toBe('pending');
     const raised = (await campaign(usd)).totalRaised;
@@ -227,7 +250,12 @@ describe('webhooks', () => {
   });
 
   it('the same event delivered several times at once books once and is recorded against its donation', async () => {
-    const res = await call(slowApp, donor, { method: 'POST', url: `/api/campaigns/${usd}/donations`, headers: { 'idempotency-key': newKey() }, payload: { amount: 6, card: GOOD } });
+    const res = await call(slowApp, donor, {
+      method: 'POST',
+      url: `/api/campaigns/${usd}/donations`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { amount: 6, card: GOOD },
+    });
     const raised = (await campaign(usd)).totalRaised;
     const event = held.pop()!;
     const acks = await Promise.all(Array.from({ length: 4 }, () => post(slowApp, 'sandbox', event.body, event.headers)));
@@ -236,14 +264,22 @@ describe('webhooks', () => {
     const [row] = await database.db.select().from(donations).where(eq(donations.id, id));
     expect(row.status).toBe('succeeded');
     expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, id))).toHaveLength(1);
-    const events = await database.db.select().from(paymentEvents).where(eq(paymentEvents.eventId, (JSON.parse(event.body.toString()) as { eventId: string }).eventId));
+    const events = await database.db
+      .select()
+      .from(paymentEvents)
+      .where(eq(paymentEvents.eventId, (JSON.parse(event.body.toString()) as { eventId: string }).eventId));
     expect(events.map((e) => e.donationId)).toEqual([id]);
     expect((await campaign(usd)).totalRaised).toBe(raised + 6);
     await ledgerIsSound();
   });
 
   it('refuses a bad signature (400) and changes nothing', async () => {
-    const res = await call(slowApp, donor, { method: 'POST', url: `/api/campaigns/${usd}/donations`, headers: { 'idempotency-key': newKey() }, payload: { amount: 4, card: GOOD } });
+    const res = await call(slowApp, donor, {
+      method: 'POST',
+      url: `/api/campaigns/${usd}/donations`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { amount: 4, card: GOOD },
+    });
     const event = held.pop()!;
     const tampered = Buffer.from(event.body.toString().replace('"payment.succeeded"', '"payment.failed"'));
     const forged = signSandboxPayload(Buffer.alloc(32, 7), event.body.toString());
@@ -251,7 +287,13 @@ describe('webhooks', () => {
       [tampered, event.headers],
       [event.body, { ...event.headers, [SANDBOX_SIGNATURE_HEADER]: forged }],
       [event.body, { 'content-type': 'application/json' }],
-      [event.body, { ...event.headers, [SANDBOX_SIGNATURE_HEADER]: signSandboxPayload(sandboxKey(testDataDir()), event.body.toString(), Math.floor(Date.now() / 1000) - 3600) }],
+      [
+        event.body,
+        {
+          ...event.headers,
+          [SANDBOX_SIGNATURE_HEADER]: signSandboxPayload(sandboxKey(testDataDir()), event.body.toString(), Math.floor(Date.now() / 1000) - 3600),
+        },
+      ],
     ] as const) {
       const ack = await post(slowApp, 'sandbox', body, headers);
       expect(ack.statusCode).toBe(400);
@@ -304,7 +346,9 @@ describe('refunds', () => {
     expect(await campaign(usd)).toMatchObject({ totalRaised: before.totalRaised - 8 });
     expect((await lastEmail(database, donor.email, 'donation_refunded'))?.text).toContain('Reason: Duplicate gift');
     // once: the same request again answers the same; any other is a 409
-    expect((await call(app, owner, { method: 'POST', url, headers: { 'idempotency-key': 'refund-key-1' }, payload: { reason: 'Duplicate gift' } })).statusCode).toBe(200);
+    expect(
+      (await call(app, owner, { method: 'POST', url, headers: { 'idempotency-key': 'refund-key-1' }, payload: { reason: 'Duplicate gift' } })).statusCode,
+    ).toBe(200);
     const twice = await call(app, admin, { method: 'POST', url, payload: {} });
     expect(twice.statusCode).toBe(409);
     expect(twice.json()).toEqual({ error: M.refundNotPossible });
@@ -325,7 +369,9 @@ describe('refunds', () => {
   it('refuses a refund that the available balance cannot cover (money held by a payout)', async () => {
     const c = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Paid out' } })).json()._id;
     const gift = (await donate(donor, c, { amount: 30, card: GOOD })).json();
-    await database.db.insert(payouts).values({ campaignId: c, requestedBy: owner.userId, recipientPaypalEmail: 'o@example.com', gross: 2500, platformFee: 125, net: 2375, currency: 'USD' });
+    await database.db
+      .insert(payouts)
+      .values({ campaignId: c, requestedBy: owner.userId, recipientPaypalEmail: 'o@example.com', gross: 2500, platformFee: 125, net: 2375, currency: 'USD' });
     const res = await call(app, owner, { method: 'POST', url: `/api/donations/${gift._id}/refund`, payload: {} });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ error: M.refundExceedsBalance });
@@ -386,7 +432,10 @@ describe('monthly donations', () => {
     expect(cancelled.json()).toMatchObject({ status: 'cancelled', nextChargeAt: null });
     expect((await call(app, donor, { method: 'DELETE', url: `/api/subscriptions/${sub._id}` })).statusCode).toBe(200);
     // nothing is charged for a cancelled one
-    await database.db.update(subscriptions).set({ nextChargeAt: new Date(Date.now() - 1000) }).where(eq(subscriptions.id, sub._id));
+    await database.db
+      .update(subscriptions)
+      .set({ nextChargeAt: new Date(Date.now() - 1000) })
+      .where(eq(subscriptions.id, sub._id));
     await app.services.donations.chargeDue(new Date());
     expect(await database.db.select().from(donations).where(eq(donations.subscriptionId, sub._id))).toHaveLength(1);
   });
@@ -440,7 +489,11 @@ describe('campaign money rules', () => {
       expect(res.statusCode).toBe(409);
       expect(res.json()).toEqual({ error: M.currencyLocked });
     }
-    expect((await call(app, owner, { method: 'PUT', url: `/api/campaigns/${c}`, payload: { title: 'Renamed', currency: 'GBP' } })).json()).toMatchObject({ title: 'Renamed', currency: 'GBP', totalRaised: 5 });
+    expect((await call(app, owner, { method: 'PUT', url: `/api/campaigns/${c}`, payload: { title: 'Renamed', currency: 'GBP' } })).json()).toMatchObject({
+      title: 'Renamed',
+      currency: 'GBP',
+      totalRaised: 5,
+    });
   });
 
   it('lists the campaigns I gave to with what I gave, newest gift first (signed in only)', async () => {
@@ -464,12 +517,21 @@ describe('the tRPC door', () => {
     const key = newKey();
     const gift = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: usd, amount: 11, card: GOOD, idempotencyKey: key });
     expect(gift.data).toMatchObject({ amount: 11, status: 'succeeded' });
-    expect((await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: usd, amount: 11, card: GOOD, idempotencyKey: key })).data._id).toBe(gift.data._id);
+    expect((await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: usd, amount: 11, card: GOOD, idempotencyKey: key })).data._id).toBe(
+      gift.data._id,
+    );
     const reused = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: usd, amount: 12, card: GOOD, idempotencyKey: key });
     expect([reused.status, reused.error?.message]).toEqual([409, M.idempotencyKeyReused]);
     const declined = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: usd, amount: 11, card: DECLINED, idempotencyKey: newKey() });
     expect([declined.status, declined.error?.message]).toEqual([402, M.cardDeclined]);
-    const guestMonthly = await trpc(app, null, 'mutation', 'donations.donate', { campaignId: usd, amount: 11, card: GOOD, monthly: true, email: 'x@example.com', idempotencyKey: newKey() });
+    const guestMonthly = await trpc(app, null, 'mutation', 'donations.donate', {
+      campaignId: usd,
+      amount: 11,
+      card: GOOD,
+      monthly: true,
+      email: 'x@example.com',
+      idempotencyKey: newKey(),
+    });
     expect(guestMonthly.status).toBe(401);
     const tooSmall = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: usd, amount: 0.99, card: GOOD, idempotencyKey: newKey() });
     expect([tooSmall.status, tooSmall.error?.message]).toEqual([400, M.donationTooSmall]);
@@ -510,20 +572,22 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 describe('the ledger in the database', () => {
   it('refuses to update or delete a ledger row, and refuses an unbalanced group at commit', async () => {
     const [entry] = await database.db.select().from(ledgerEntries).limit(1);
-    expect(await refusal(database.db.update(ledgerEntries).set({ amount: 1 }).where(eq(ledgerEntries.id, entry.id)))).toMatch(/append-only: UPDATE on ledger_entries/);
+    expect(await refusal(database.db.update(ledgerEntries).set({ amount: 1 }).where(eq(ledgerEntries.id, entry.id)))).toMatch(
+      /append-only: UPDATE on ledger_entries/,
+    );
     expect(await refusal(database.db.delete(ledgerEntries).where(eq(ledgerEntries.id, entry.id)))).toMatch(/append-only: DELETE on ledger_entries/);
     expect(await refusal(database.db.delete(ledgerGroups).where(eq(ledgerGroups.id, entry.groupId)))).toMatch(/append-only: DELETE on ledger_groups/);
     const [d] = await database.db.select().from(donations).where(eq(donations.status, 'failed')).limit(1);
     const groupsBefore = (await database.db.select({ n: count() }).from(ledgerGroups))[0].n;
     expect(
       await refusal(
-      database.db.transaction(async (tx) => {
-        const [g] = await tx.insert(ledgerGroups).values({ kind: 'donation', donationId: d.id }).returning();
-        await tx.insert(ledgerEntries).values([
-          { groupId: g.id, accountType: 'provider', accountId: 'sandbox', amount: -500, currency: 'USD' },
-          { groupId: g.id, accountType: 'campaign', accountId: d.campaignId, amount: 400, currency: 'USD' },
-        ]);
-      }),
+        database.db.transaction(async (tx) => {
+          const [g] = await tx.insert(ledgerGroups).values({ kind: 'donation', donationId: d.id }).returning();
+          await tx.insert(ledgerEntries).values([
+            { groupId: g.id, accountType: 'provider', accountId: 'sandbox', amount: -500, currency: 'USD' },
+            { groupId: g.id, accountType: 'campaign', accountId: d.campaignId, amount: 400, currency: 'USD' },
+          ]);
+        }),
       ),
     ).toMatch(/does not balance: USD entries sum to -100/);
     expect((await database.db.select({ n: count() }).from(ledgerGroups))[0].n).toBe(groupsBefore);
@@ -536,7 +600,10 @@ describe('emails', () => {
   it('never sends the owner’s news for a failed payment', async () => {
     const c = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Quiet campaign' } })).json()._id;
     await donate(stranger, c, { amount: 5, card: DECLINED });
-    const news = await database.db.select().from(emailOutbox).where(and(eq(emailOutbox.to, owner.email), sql`${emailOutbox.subject} like '%Quiet campaign%'`));
+    const news = await database.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.to, owner.email), sql`${emailOutbox.subject} like '%Quiet campaign%'`));
     expect(news).toEqual([]);
   });
 });

@@ -24,7 +24,19 @@ import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { createHmac } from 'node:crypto';
 import { sha256Hex, equalHex } from '../../auth/crypto';
 import type { Tx } from '../../db/client';
-import { campaignDonors, campaignTotals, campaigns, supports, donations, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
+import {
+  campaignDonors,
+  campaignTotals,
+  campaigns,
+  supports,
+  donations,
+  ledgerEntries,
+  ledgerGroups,
+  paymentEvents,
+  payouts,
+  subscriptions,
+  users,
+} from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
@@ -33,7 +45,7 @@ import { visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvField, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { donationTemplates } from '../../mail/donation-templates';
-import { PaymentProviderError, WebhookSignatureError, type PaymentEvent, type PaymentProvider } from '../../payments/port';
+import { PaymentProviderError, WebhookSignatureError, type ChargeResult, type PaymentEvent, type PaymentProvider } from '../../payments/port';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 import { donationStatements } from './statements';
@@ -180,7 +192,9 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     }
     const to = d.donorEmail ?? c.accountEmail;
     const amount = { amount: toMajor(d.amount), currency: d.currency };
-    const messages = [donationTemplates.newDonation(c.ownerEmail, { ...amount, campaignTitle: c.campaignTitle, link: `${config.appUrl}/campaigns/${d.campaignId}` })];
+    const messages = [
+      donationTemplates.newDonation(c.ownerEmail, { ...amount, campaignTitle: c.campaignTitle, link: `${config.appUrl}/campaigns/${d.campaignId}` }),
+    ];
     if (to) messages.unshift(donationTemplates.receipt(to, { ...amount, campaignTitle: c.campaignTitle, monthly: d.recurring, link: receiptLink(d) }));
     try {
       await mailer.sendAll(messages);
@@ -193,7 +207,15 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
   async function announceCancelled(sub: SubscriptionRow) {
     const c = await campaignTitle(sub.campaignId);
     const to = await donorEmail({ donorId: sub.donorId, donorEmail: null });
-    if (to) await sendQuietly(donationTemplates.monthlyCancelled(to, { amount: toMajor(sub.amount), currency: sub.currency, campaignTitle: c.title, link: `${config.appUrl}/my?tab=supported` }));
+    if (to)
+      await sendQuietly(
+        donationTemplates.monthlyCancelled(to, {
+          amount: toMajor(sub.amount),
+          currency: sub.currency,
+          campaignTitle: c.title,
+          link: `${config.appUrl}/my?tab=supported`,
+        }),
+      );
   }
 
   /**
@@ -204,7 +226,12 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     // the common case, a one-off payment that succeeded, in one statement (statements.ts); what
     // it leaves alone (seen before, unknown, final, monthly, failed) is decided below
     if (event.type === 'payment.succeeded' && isUuid(event.donationId)) {
-      const booked = await statements.bookOneOff({ provider: provider.name, eventId: event.eventId, providerRef: event.providerRef, donationId: event.donationId });
+      const booked = await statements.bookOneOff({
+        provider: provider.name,
+        eventId: event.eventId,
+        providerRef: event.providerRef,
+        donationId: event.donationId,
+      });
       if (booked) return announceSuccess(booked.donation, booked);
     }
     const result = await db.transaction(async (tx) => {
@@ -218,11 +245,20 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       if (event.type === 'payment.succeeded') {
         const [d] = await tx
           .update(donations)
-          .set({ status: 'succeeded', providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`, succeededAt: now, checkoutUrl: null, updatedAt: now })
+          .set({
+            status: 'succeeded',
+            providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`,
+            succeededAt: now,
+            checkoutUrl: null,
+            updatedAt: now,
+          })
           .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
           .returning();
         if (!d) return null;
-        await tx.update(paymentEvents).set({ donationId: d.id }).where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
+        await tx
+          .update(paymentEvents)
+          .set({ donationId: d.id })
+          .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
         await book(tx, d);
         if (d.subscriptionId) {
           const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, d.subscriptionId)).for('update');
@@ -244,11 +280,20 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       }
       const [d] = await tx
         .update(donations)
-        .set({ status: 'failed', failureMessage: event.message.slice(0, 300), providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`, checkoutUrl: null, updatedAt: now })
+        .set({
+          status: 'failed',
+          failureMessage: event.message.slice(0, 300),
+          providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`,
+          checkoutUrl: null,
+          updatedAt: now,
+        })
         .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
         .returning();
       if (!d) return null;
-      await tx.update(paymentEvents).set({ donationId: d.id }).where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
+      await tx
+        .update(paymentEvents)
+        .set({ donationId: d.id })
+        .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
       if (d.subscriptionId) {
         const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, d.subscriptionId)).for('update');
         if (sub?.status === 'active') {
@@ -390,7 +435,13 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
               .insert(subscriptions)
               .values({ campaignId: campaign.id, donorId: user!.id, amount, currency: campaign.currency, provider: provider.name, nextChargeAt: now })
               .returning({ id: subscriptions.id });
-            await recordChange(tx, { modelName: 'Subscription', action: 'create', key: sub.id, fields: ['amount', 'currency', 'campaignId'], actorId: user!.id });
+            await recordChange(tx, {
+              modelName: 'Subscription',
+              action: 'create',
+              key: sub.id,
+              fields: ['amount', 'currency', 'campaignId'],
+              actorId: user!.id,
+            });
             const [d] = await tx
               .insert(donations)
               .values({
@@ -499,7 +550,13 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         const available = Number(t.balance) - (await pendingPayouts(tx, d.campaignId, d.currency));
         if (available < d.amount) throw conflict(M.refundExceedsBalance);
         try {
-          await provider.refund({ donationId: d.id, providerRef: d.providerRef ?? '', amount: d.amount, currency: d.currency, idempotencyKey: `refund:${d.id}` });
+          await provider.refund({
+            donationId: d.id,
+            providerRef: d.providerRef ?? '',
+            amount: d.amount,
+            currency: d.currency,
+            idempotencyKey: `refund:${d.id}`,
+          });
         } catch (err) {
           if (err instanceof PaymentProviderError) throw conflict(err.message);
           throw err;
@@ -516,14 +573,28 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         const now = new Date();
         const [after] = await tx
           .update(donations)
-          .set({ status: 'refunded', refundedAt: now, refundReason: input.reason || null, refundedBy: user.id, refundKey: idempotencyKey ?? null, updatedAt: now })
+          .set({
+            status: 'refunded',
+            refundedAt: now,
+            refundReason: input.reason || null,
+            refundedBy: user.id,
+            refundKey: idempotencyKey ?? null,
+            updatedAt: now,
+          })
           .where(eq(donations.id, d.id))
           .returning();
         await tx
           .update(campaignDonors)
           .set({ gifts: sql`${campaignDonors.gifts} - 1`, donated: sql`${campaignDonors.donated} - ${d.amount}` })
           .where(and(eq(campaignDonors.campaignId, d.campaignId), eq(campaignDonors.donorKey, donorKeyOf(d))));
-        await recordChange(tx, { modelName: 'Donation', action: 'update', key: d.id, fields: ['status', 'refundReason'], actorId: user.id, subjectUserId: d.donorId });
+        await recordChange(tx, {
+          modelName: 'Donation',
+          action: 'update',
+          key: d.id,
+          fields: ['status', 'refundReason'],
+          actorId: user.id,
+          subjectUserId: d.donorId,
+        });
         return after;
       });
       if (refunded) {
@@ -531,7 +602,13 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         const c = await campaignTitle(refunded.campaignId);
         if (to) {
           await sendQuietly(
-            donationTemplates.refunded(to, { amount: toMajor(refunded.amount), currency: refunded.currency, campaignTitle: c.title, reason: refunded.refundReason, link: receiptLink(refunded) }),
+            donationTemplates.refunded(to, {
+              amount: toMajor(refunded.amount),
+              currency: refunded.currency,
+              campaignTitle: c.title,
+              reason: refunded.refundReason,
+              link: receiptLink(refunded),
+            }),
           );
         }
       }
@@ -560,7 +637,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       const { page, nextCursor } = pageOf(rows, query.limit, (r) => r.d);
       const items: CampaignDonationDto[] = page.map((r) => ({
         _id: r.d.id,
-        donor: r.d.donorId ? (r.name || r.username || 'Member') : 'Guest',
+        donor: r.d.donorId ? r.name || r.username || 'Member' : 'Guest',
         amount: toMajor(r.d.amount),
         currency: r.d.currency,
         status: r.d.status,
@@ -616,7 +693,14 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         .orderBy(desc(mine.at), desc(mine.campaignId))
         .limit(query.limit + 1);
       const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ createdAt: new Date(r.at), id: r.campaignId }));
-      const found = new Map((await opts.campaigns.byIds(actor, page.map((r) => r.campaignId))).map((c) => [c._id, c] as const));
+      const found = new Map(
+        (
+          await opts.campaigns.byIds(
+            actor,
+            page.map((r) => r.campaignId),
+          )
+        ).map((c) => [c._id, c] as const),
+      );
       return { items: page.flatMap((r) => found.get(r.campaignId) ?? []), nextCursor };
     },
 
@@ -694,14 +778,20 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       const due = await db
         .select({ id: subscriptions.id })
         .from(subscriptions)
-        .where(and(eq(subscriptions.status, 'active'), sql`coalesce(${subscriptions.nextRetryAt}, ${subscriptions.nextChargeAt}) <= ${now.toISOString()}::timestamptz`, sql`${subscriptions.paymentMethodRef} is not null`))
+        .where(
+          and(
+            eq(subscriptions.status, 'active'),
+            sql`coalesce(${subscriptions.nextRetryAt}, ${subscriptions.nextChargeAt}) <= ${now.toISOString()}::timestamptz`,
+            sql`${subscriptions.paymentMethodRef} is not null`,
+          ),
+        )
         .orderBy(sql`coalesce(${subscriptions.nextRetryAt}, ${subscriptions.nextChargeAt})`)
         .limit(limit);
       for (const { id } of due) {
         // claim the month: the pending donation row is the claim (its unique index keeps a second runner out)
         const claimed = await db.transaction(async (tx) => {
           const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update', { skipLocked: true });
-          if (!sub || sub.status !== 'active' || !sub.paymentMethodRef) return null;
+          if (sub?.status !== 'active' || !sub.paymentMethodRef) return null;
           if ((sub.nextRetryAt ?? sub.nextChargeAt).getTime() > now.getTime()) return null;
           const period = periodOf(sub.nextChargeAt);
           const [standing] = await tx
@@ -730,7 +820,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!claimed) continue;
         counts.charged += 1;
         const email = (await donorEmail(claimed.d)) ?? '';
-        let result;
+        let result: ChargeResult;
         try {
           result = await provider.chargeSaved({
             donationId: claimed.d.id,
@@ -764,7 +854,10 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           const [d] = await db.select({ status: donations.status }).from(donations).where(eq(donations.id, claimed.d.id));
           if (d?.status === 'succeeded') counts.succeeded += 1;
           else if (d?.status === 'pending') {
-            await db.update(donations).set({ providerRef: result.providerRef }).where(and(eq(donations.id, claimed.d.id), sql`${donations.providerRef} is null`));
+            await db
+              .update(donations)
+              .set({ providerRef: result.providerRef })
+              .where(and(eq(donations.id, claimed.d.id), sql`${donations.providerRef} is null`));
           }
         }
       }

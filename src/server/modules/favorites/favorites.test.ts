@@ -83,7 +83,12 @@ describe('favorites', () => {
     await call(app, bob, { method: 'DELETE', url: `/api/projects/${p._id}` });
     const list = (await call(app, alice, { method: 'GET', url: '/api/favorites?type=project' })).json().items;
     expect(list.map((f: { targetId: string }) => f.targetId)).not.toContain(p._id);
-    expect(await database.db.select().from(favorites).where(and(eq(favorites.targetType, 'project'), eq(favorites.targetId, p._id)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(favorites)
+        .where(and(eq(favorites.targetType, 'project'), eq(favorites.targetId, p._id))),
+    ).toEqual([]);
 
     await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, bob.userId));
     const adult = (await call(app, bob, { method: 'POST', url: '/api/campaigns', payload: { title: 'Adult', type: 'adult' } })).json();
@@ -98,7 +103,9 @@ describe('favorites', () => {
     expect((await trpc(app, alice, 'query', 'favorites.list', { type: 'campaign' })).data.items.map((f: { targetId: string }) => f.targetId)).toContain(c._id);
     expect((await trpc(app, alice, 'mutation', 'favorites.remove', { targetType: 'campaign', targetId: c._id })).data).toEqual({ favorited: false });
     expect((await trpc(app, null, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: c._id })).status).toBe(401);
-    expect((await trpc(app, alice, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+    expect((await trpc(app, alice, 'mutation', 'favorites.add', { targetType: 'campaign', targetId: '00000000-0000-4000-8000-000000000000' })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -206,7 +213,11 @@ describe('favorites, paged (both doors)', () => {
   });
 
   it.each(['rest', 'trpc'] as const)('pages 20 at a time by cursor, newest first, with or without a type (%s)', async (door) => {
-    await checkPaging(doors(pager, 'campaign')[door], expected.map((r) => r.targetId), 20);
+    await checkPaging(
+      doors(pager, 'campaign')[door],
+      expected.map((r) => r.targetId),
+      20,
+    );
     expect((await walk(doors(pager)[door], 20)).ids).toEqual(expected.map((r) => r.targetId));
     // the thing itself comes with each
     const first = await call(app, pager, { method: 'GET', url: '/api/favorites?type=campaign&limit=1' });
@@ -217,7 +228,10 @@ describe('favorites, paged (both doors)', () => {
   });
 
   it.each(['rest', 'trpc'] as const)('caps a limit above 100 at 100 (%s)', async (door) => {
-    await checkCap(doors(capper, 'profile')[door], expectedCap.map((r) => r.targetId));
+    await checkCap(
+      doors(capper, 'profile')[door],
+      expectedCap.map((r) => r.targetId),
+    );
   });
 
   it.each(['rest', 'trpc'] as const)('never shows another person’s favorites, with or without their cursor; signed out is 401 (%s)', async (door) => {

@@ -25,7 +25,10 @@ export function createFavoritesService(deps: Deps, items: { campaigns: Campaigns
     if (!ids.length) return new Map<string, unknown>();
     if (type === 'campaign') return new Map((await items.campaigns.byIds(actor, ids)).map((c) => [c._id, c] as const));
     if (type === 'project') return new Map((await items.projects.byIds(actor, ids)).map((p) => [p._id, p] as const));
-    const rows = await db.select(publicUserColumns).from(users).where(inArray(users.id, ids.filter(isUuid)));
+    const rows = await db
+      .select(publicUserColumns)
+      .from(users)
+      .where(inArray(users.id, ids.filter(isUuid)));
     return new Map(rows.map((u) => [u.id, toPublicUserDto(u)] as const));
   }
 
@@ -86,7 +89,15 @@ export function createFavoritesService(deps: Deps, items: { campaigns: Campaigns
       const found = new Map(
         await Promise.all(
           (['campaign', 'project', 'profile'] as const).map(
-            async (type) => [type, await targets(actor, type, page.filter((r) => r.targetType === type).map((r) => r.targetId))] as const,
+            async (type) =>
+              [
+                type,
+                await targets(
+                  actor,
+                  type,
+                  page.filter((r) => r.targetType === type).map((r) => r.targetId),
+                ),
+              ] as const,
           ),
         ),
       );

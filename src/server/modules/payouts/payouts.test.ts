@@ -74,7 +74,15 @@ describe('balance and payout requests (REST)', () => {
     const id = await fundedCampaign(owner, 'Request all', [100]);
     const res = await request(owner, id, { recipientPaypalEmail: 'Owner@PayPal.example' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ campaignId: id, recipientPaypalEmail: 'owner@paypal.example', gross: 100, platformFee: 5, net: 95, currency: 'USD', status: 'pending' });
+    expect(res.json()).toMatchObject({
+      campaignId: id,
+      recipientPaypalEmail: 'owner@paypal.example',
+      gross: 100,
+      platformFee: 5,
+      net: 95,
+      currency: 'USD',
+      status: 'pending',
+    });
     expect(await balance(id)).toMatchObject({ pending: 100, available: 0 });
     const none = await request(owner, id, { recipientPaypalEmail: 'owner@paypal.example' });
     expect([none.statusCode, none.json()]).toEqual([409, { error: M.nothingToPayOut }]);
@@ -135,7 +143,13 @@ describe('admin decisions', () => {
     expect((await call(app, owner, { method: 'POST', url, payload: {} })).statusCode).toBe(403);
     expect((await call(app, null, { method: 'POST', url, payload: {} })).statusCode).toBe(401);
     const pending = await call(app, admin, { method: 'GET', url: '/api/admin/payouts?status=pending' });
-    expect(pending.json().find((x: { _id: string }) => x._id === p._id)).toMatchObject({ campaign: { _id: id, title: 'Approve me' }, disputed: false, gross: 123.45, platformFee: 6.17, net: 117.28 });
+    expect(pending.json().find((x: { _id: string }) => x._id === p._id)).toMatchObject({
+      campaign: { _id: id, title: 'Approve me' },
+      disputed: false,
+      gross: 123.45,
+      platformFee: 6.17,
+      net: 117.28,
+    });
     expect((await call(app, stranger, { method: 'GET', url: '/api/admin/payouts' })).statusCode).toBe(403);
 
     const res = await call(app, admin, { method: 'POST', url, payload: { payoutBatchId: 'BATCH-1' } });
@@ -152,7 +166,10 @@ describe('admin decisions', () => {
     expect((await lastEmail(database, owner.email, 'payout_paid'))?.subject).toBe('Payout approved: $117.28 from Approve me');
     const twice = await call(app, admin, { method: 'POST', url: `/api/admin/payouts/${p._id}/reject`, payload: {} });
     expect([twice.statusCode, twice.json()]).toEqual([409, { error: M.payoutNotPending }]);
-    const history = await database.db.select().from(changeHistory).where(and(eq(changeHistory.modelName, 'Payout'), eq(changeHistory.key, p._id)));
+    const history = await database.db
+      .select()
+      .from(changeHistory)
+      .where(and(eq(changeHistory.modelName, 'Payout'), eq(changeHistory.key, p._id)));
     expect(history.map((h) => h.action).sort()).toEqual(['create', 'update']);
   });
 
@@ -164,7 +181,9 @@ describe('admin decisions', () => {
     expect(await balance(id)).toMatchObject({ pending: 0, available: 30 });
     expect((await lastEmail(database, owner.email, 'payout_rejected'))?.text).toContain('Reason: not eligible');
     expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.payoutId, p._id))).toEqual([]);
-    expect((await call(app, admin, { method: 'POST', url: '/api/admin/payouts/00000000-0000-4000-8000-000000000000/approve', payload: {} })).statusCode).toBe(404);
+    expect((await call(app, admin, { method: 'POST', url: '/api/admin/payouts/00000000-0000-4000-8000-000000000000/approve', payload: {} })).statusCode).toBe(
+      404,
+    );
   });
 
   it('will not approve a disputed payout (about it, or about its campaign’s payouts) until the dispute is settled', async () => {
@@ -176,7 +195,11 @@ describe('admin decisions', () => {
     expect(listed.disputed).toBe(true);
     const refused = await call(app, admin, { method: 'POST', url: `/api/admin/payouts/${p._id}/approve`, payload: {} });
     expect([refused.statusCode, refused.json()]).toEqual([409, { error: M.payoutDisputed }]);
-    await call(app, admin, { method: 'POST', url: `/api/admin/disputes/${d.json()._id}/status`, payload: { status: 'resolved', resolutionNotes: 'Delivered after all' } });
+    await call(app, admin, {
+      method: 'POST',
+      url: `/api/admin/disputes/${d.json()._id}/status`,
+      payload: { status: 'resolved', resolutionNotes: 'Delivered after all' },
+    });
     expect((await call(app, admin, { method: 'POST', url: `/api/admin/payouts/${p._id}/approve`, payload: {} })).statusCode).toBe(200);
   });
 });
@@ -196,12 +219,26 @@ describe('disputes', () => {
       expect([res.statusCode, res.json()]).toEqual([400, { error }]);
     }
     expect((await call(app, null, { method: 'POST', url: '/api/disputes', payload: { campaignId: id, reason: 'x' } })).statusCode).toBe(401);
-    expect((await call(app, donor, { method: 'POST', url: '/api/disputes', payload: { campaignId: '00000000-0000-4000-8000-000000000000', reason: 'x' } })).statusCode).toBe(404);
+    expect(
+      (await call(app, donor, { method: 'POST', url: '/api/disputes', payload: { campaignId: '00000000-0000-4000-8000-000000000000', reason: 'x' } }))
+        .statusCode,
+    ).toBe(404);
     expect(Number((await database.db.select({ n: count() }).from(disputes))[0].n)).toBe(before);
 
-    const res = await call(app, donor, { method: 'POST', url: '/api/disputes', payload: { campaignId: id, reason: '  Never happened  ', details: 'The event was cancelled.' } });
+    const res = await call(app, donor, {
+      method: 'POST',
+      url: '/api/disputes',
+      payload: { campaignId: id, reason: '  Never happened  ', details: 'The event was cancelled.' },
+    });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ campaignId: id, type: 'other', reason: 'Never happened', details: 'The event was cancelled.', status: 'open', resolutionNotes: null });
+    expect(res.json()).toMatchObject({
+      campaignId: id,
+      type: 'other',
+      reason: 'Never happened',
+      details: 'The event was cancelled.',
+      status: 'open',
+      resolutionNotes: null,
+    });
     const mine = (await call(app, donor, { method: 'GET', url: '/api/disputes/mine' })).json();
     expect(mine[0]).toMatchObject({ _id: res.json()._id, campaign: { title: 'Dispute me' } });
     expect((await call(app, owner, { method: 'GET', url: '/api/disputes/mine' })).json().map((d: { _id: string }) => d._id)).not.toContain(res.json()._id);
@@ -214,14 +251,30 @@ describe('disputes', () => {
     const a = await fundedCampaign(owner, 'Campaign A', [10]);
     const b = await fundedCampaign(owner, 'Campaign B', [10]);
     const [{ id: giftId }] = await database.db.select({ id: donations.id }).from(donations).where(eq(donations.campaignId, a));
-    const other = await call(app, donor, { method: 'POST', url: '/api/disputes', payload: { campaignId: b, type: 'donation', reason: 'x', donationId: giftId } });
+    const other = await call(app, donor, {
+      method: 'POST',
+      url: '/api/disputes',
+      payload: { campaignId: b, type: 'donation', reason: 'x', donationId: giftId },
+    });
     expect([other.statusCode, other.json()]).toEqual([400, { error: M.disputeDonationOtherCampaign }]);
-    const notMine = await call(app, stranger, { method: 'POST', url: '/api/disputes', payload: { campaignId: a, type: 'donation', reason: 'x', donationId: giftId } });
+    const notMine = await call(app, stranger, {
+      method: 'POST',
+      url: '/api/disputes',
+      payload: { campaignId: a, type: 'donation', reason: 'x', donationId: giftId },
+    });
     expect([notMine.statusCode, notMine.json()]).toEqual([404, { error: M.donationNotFound }]);
-    const ok = await call(app, donor, { method: 'POST', url: '/api/disputes', payload: { campaignId: a, type: 'donation', reason: 'Charged twice', donationId: giftId } });
+    const ok = await call(app, donor, {
+      method: 'POST',
+      url: '/api/disputes',
+      payload: { campaignId: a, type: 'donation', reason: 'Charged twice', donationId: giftId },
+    });
     expect(ok.json()).toMatchObject({ donationId: giftId, type: 'donation' });
     const p = (await request(owner, b, { recipientPaypalEmail: 'o@example.com', amount: 1 })).json();
-    const wrongPayout = await call(app, donor, { method: 'POST', url: '/api/disputes', payload: { campaignId: a, type: 'payout', reason: 'x', payoutId: p._id } });
+    const wrongPayout = await call(app, donor, {
+      method: 'POST',
+      url: '/api/disputes',
+      payload: { campaignId: a, type: 'payout', reason: 'x', payoutId: p._id },
+    });
     expect([wrongPayout.statusCode, wrongPayout.json()]).toEqual([400, { error: M.disputePayoutOtherCampaign }]);
   });
 
@@ -245,16 +298,26 @@ describe('the tRPC door', () => {
     const id = await fundedCampaign(owner, 'tRPC payouts', [50]);
     expect((await trpc(app, owner, 'query', 'payouts.balance', { campaignId: id })).data).toMatchObject({ available: 50 });
     expect((await trpc(app, stranger, 'query', 'payouts.balance', { campaignId: id })).status).toBe(403);
-    const p = await trpc(app, owner, 'mutation', 'payouts.request', { campaignId: id, recipientPaypalEmail: 'o@example.com', amount: 20, idempotencyKey: 'trpc-payout-1' });
+    const p = await trpc(app, owner, 'mutation', 'payouts.request', {
+      campaignId: id,
+      recipientPaypalEmail: 'o@example.com',
+      amount: 20,
+      idempotencyKey: 'trpc-payout-1',
+    });
     expect(p.data).toMatchObject({ gross: 20, platformFee: 1, net: 19, status: 'pending' });
     const over = await trpc(app, owner, 'mutation', 'payouts.request', { campaignId: id, recipientPaypalEmail: 'o@example.com', amount: 31 });
     expect([over.status, over.error?.message]).toEqual([409, M.payoutExceedsBalance]);
     expect((await trpc(app, unverified, 'mutation', 'payouts.request', { campaignId: id, recipientPaypalEmail: 'o@example.com' })).status).toBe(403);
     expect((await trpc(app, owner, 'query', 'payouts.ofCampaign', { campaignId: id })).data.items).toHaveLength(1);
     expect((await trpc(app, owner, 'query', 'payouts.adminList', {})).status).toBe(403);
-    expect((await trpc(app, admin, 'query', 'payouts.adminList', { status: 'pending' })).data.items.some((x: { _id: string }) => x._id === p.data._id)).toBe(true);
+    expect((await trpc(app, admin, 'query', 'payouts.adminList', { status: 'pending' })).data.items.some((x: { _id: string }) => x._id === p.data._id)).toBe(
+      true,
+    );
     expect((await trpc(app, owner, 'mutation', 'payouts.approve', { id: p.data._id })).status).toBe(403);
-    expect((await trpc(app, admin, 'mutation', 'payouts.reject', { id: p.data._id, reason: 'Wrong address' })).data).toMatchObject({ status: 'rejected', rejectReason: 'Wrong address' });
+    expect((await trpc(app, admin, 'mutation', 'payouts.reject', { id: p.data._id, reason: 'Wrong address' })).data).toMatchObject({
+      status: 'rejected',
+      rejectReason: 'Wrong address',
+    });
     expect((await trpc(app, admin, 'mutation', 'payouts.approve', { id: p.data._id })).status).toBe(409);
 
     const d = await trpc(app, donor, 'mutation', 'disputes.create', { campaignId: id, reason: 'Via tRPC' });
@@ -263,6 +326,8 @@ describe('the tRPC door', () => {
     expect([missing.status, missing.error?.message]).toEqual([400, M.disputeReasonRequired]);
     expect((await trpc(app, donor, 'query', 'disputes.mine', {})).data.items[0]._id).toBe(d.data._id);
     expect((await trpc(app, donor, 'query', 'disputes.adminList', {})).status).toBe(403);
-    expect((await trpc(app, admin, 'mutation', 'disputes.setStatus', { id: d.data._id, status: 'rejected', resolutionNotes: 'No grounds' })).data.status).toBe('rejected');
+    expect((await trpc(app, admin, 'mutation', 'disputes.setStatus', { id: d.data._id, status: 'rejected', resolutionNotes: 'No grounds' })).data.status).toBe(
+      'rejected',
+    );
   });
 });

@@ -21,7 +21,10 @@ import { authedProcedure, router } from '../../trpc/init';
 const Page = CampaignDonationsQuery.omit({ format: true });
 
 export const payoutsRouter = router({
-  balance: authedProcedure.input(z.object({ campaignId: IdSchema })).output(BalanceSchema).query(({ ctx, input }) => ctx.services.payouts.balance(ctx.actor, input.campaignId)),
+  balance: authedProcedure
+    .input(z.object({ campaignId: IdSchema }))
+    .output(BalanceSchema)
+    .query(({ ctx, input }) => ctx.services.payouts.balance(ctx.actor, input.campaignId)),
   request: authedProcedure
     .input(PayoutRequestInput.extend({ campaignId: IdSchema, idempotencyKey: IdempotencyKeySchema.optional() }))
     .output(PayoutSchema)
@@ -34,12 +37,21 @@ export const payoutsRouter = router({
     .input(AdminPayoutsQuery.prefault({}))
     .output(z.object({ items: z.array(AdminPayoutSchema), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.payouts.adminList(ctx.actor, input)),
-  approve: authedProcedure.input(ApproveInput.extend({ id: IdSchema })).output(PayoutSchema).mutation(({ ctx, input }) => ctx.services.payouts.approve(ctx.actor, input.id, input)),
-  reject: authedProcedure.input(RejectInput.extend({ id: IdSchema })).output(PayoutSchema).mutation(({ ctx, input }) => ctx.services.payouts.reject(ctx.actor, input.id, input)),
+  approve: authedProcedure
+    .input(ApproveInput.extend({ id: IdSchema }))
+    .output(PayoutSchema)
+    .mutation(({ ctx, input }) => ctx.services.payouts.approve(ctx.actor, input.id, input)),
+  reject: authedProcedure
+    .input(RejectInput.extend({ id: IdSchema }))
+    .output(PayoutSchema)
+    .mutation(({ ctx, input }) => ctx.services.payouts.reject(ctx.actor, input.id, input)),
 });
 
 export const disputesRouter = router({
-  create: authedProcedure.input(DisputeInput).output(DisputeSchema).mutation(({ ctx, input }) => ctx.services.disputes.create(ctx.actor, input)),
+  create: authedProcedure
+    .input(DisputeInput)
+    .output(DisputeSchema)
+    .mutation(({ ctx, input }) => ctx.services.disputes.create(ctx.actor, input)),
   mine: authedProcedure
     .input(DisputesQuery.prefault({}))
     .output(z.object({ items: z.array(DisputeSchema), nextCursor: z.string().nullable() }))

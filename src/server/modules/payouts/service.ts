@@ -4,15 +4,7 @@ import { DEFAULT_REJECTION_REASON } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor, toMinor } from '../../../shared/money';
 import { isAdmin } from '../../../shared/roles';
-import type {
-  AdminPayoutDto,
-  AdminPayoutsQuery,
-  ApproveInput,
-  BalanceDto,
-  PayoutDto,
-  PayoutRequestInput,
-  RejectInput,
-} from '../../../shared/schemas/payouts';
+import type { AdminPayoutDto, AdminPayoutsQuery, ApproveInput, BalanceDto, PayoutDto, PayoutRequestInput, RejectInput } from '../../../shared/schemas/payouts';
 import { equalHex, sha256Hex } from '../../auth/crypto';
 import type { DbOrTx } from '../../db/client';
 import { campaigns, campaignTotals, disputes, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
@@ -100,11 +92,26 @@ export function createPayoutsService(deps: Deps) {
       .innerJoin(users, eq(users.id, campaigns.ownerId))
       .where(eq(campaigns.id, p.campaignId));
     if (!row) return;
-    const base = { campaignTitle: row.title, gross: toMajor(p.gross), net: toMajor(p.net), fee: toMajor(p.platformFee), currency: p.currency, link: `${config.appUrl}/campaigns/${p.campaignId}` };
-    await mailer.send(p.status === 'paid' ? payoutTemplates.paid(row.email, base) : payoutTemplates.rejected(row.email, { ...base, reason: p.rejectReason ?? DEFAULT_REJECTION_REASON }));
+    const base = {
+      campaignTitle: row.title,
+      gross: toMajor(p.gross),
+      net: toMajor(p.net),
+      fee: toMajor(p.platformFee),
+      currency: p.currency,
+      link: `${config.appUrl}/campaigns/${p.campaignId}`,
+    };
+    await mailer.send(
+      p.status === 'paid'
+        ? payoutTemplates.paid(row.email, base)
+        : payoutTemplates.rejected(row.email, { ...base, reason: p.rejectReason ?? DEFAULT_REJECTION_REASON }),
+    );
   }
 
-  async function decide(actor: Actor, id: string, decision: { status: 'paid'; payoutBatchId: string | null } | { status: 'rejected'; reason: string }): Promise<PayoutDto> {
+  async function decide(
+    actor: Actor,
+    id: string,
+    decision: { status: 'paid'; payoutBatchId: string | null } | { status: 'rejected'; reason: string },
+  ): Promise<PayoutDto> {
     const { user } = requireUser(actor);
     if (!isAdmin(user)) throw forbidden(M.accessDenied);
     if (!isUuid(id)) throw notFound(M.payoutNotFound);
@@ -126,7 +133,9 @@ export function createPayoutsService(deps: Deps) {
           .limit(1);
         if (open) throw conflict(M.payoutDisputed);
         const [g] = await tx.insert(ledgerGroups).values({ kind: 'payout', payoutId: p.id }).returning({ id: ledgerGroups.id });
-        const entries: (typeof ledgerEntries.$inferInsert)[] = [{ groupId: g.id, accountType: 'campaign', accountId: p.campaignId, amount: -p.gross, currency: p.currency }];
+        const entries: (typeof ledgerEntries.$inferInsert)[] = [
+          { groupId: g.id, accountType: 'campaign', accountId: p.campaignId, amount: -p.gross, currency: p.currency },
+        ];
         if (p.platformFee > 0) entries.push({ groupId: g.id, accountType: 'platform_fees', accountId: null, amount: p.platformFee, currency: p.currency });
         if (p.net > 0) entries.push({ groupId: g.id, accountType: 'recipient', accountId: p.recipientPaypalEmail, amount: p.net, currency: p.currency });
         await tx.insert(ledgerEntries).values(entries);

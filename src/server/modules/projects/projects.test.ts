@@ -87,7 +87,12 @@ describe('PUT and DELETE /api/projects/{id}', () => {
     expect(del.body).toBe('');
     expect((await call(app, null, { method: 'GET', url: `/api/projects/${p._id}` })).statusCode).toBe(404);
     expect(await database.db.select().from(projectFollows).where(eq(projectFollows.projectId, p._id))).toEqual([]);
-    expect(await database.db.select().from(favorites).where(and(eq(favorites.targetType, 'project'), eq(favorites.targetId, p._id)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(favorites)
+        .where(and(eq(favorites.targetType, 'project'), eq(favorites.targetId, p._id))),
+    ).toEqual([]);
     const [detached] = await database.db.select().from(teams).where(eq(teams.id, team.id));
     expect(detached.projectId).toBeNull();
     const history = await database.db.select().from(changeHistory).where(eq(changeHistory.key, p._id));
@@ -216,9 +221,18 @@ describe('GET /api/public/users/suggested', () => {
     const two = await signUp(app, { username: 's_two' });
     const one = await signUp(app, { username: 's_one' });
     await signUp(app, { username: 's_none' });
-    await database.db.update(users).set({ tags: ['ceramics', 'kiln', 'glaze'] }).where(eq(users.id, owner.userId));
-    await database.db.update(users).set({ tags: ['kiln', 'glaze', 'music'] }).where(eq(users.id, two.userId));
-    await database.db.update(users).set({ tags: ['glaze'] }).where(eq(users.id, one.userId));
+    await database.db
+      .update(users)
+      .set({ tags: ['ceramics', 'kiln', 'glaze'] })
+      .where(eq(users.id, owner.userId));
+    await database.db
+      .update(users)
+      .set({ tags: ['kiln', 'glaze', 'music'] })
+      .where(eq(users.id, two.userId));
+    await database.db
+      .update(users)
+      .set({ tags: ['glaze'] })
+      .where(eq(users.id, one.userId));
     const p = await create(owner, { title: 'Pottery studio', tags: ['kiln', 'glaze', 'ceramics'] });
     expect((await call(app, null, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` })).statusCode).toBe(401);
     expect((await call(app, one, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` })).statusCode).toBe(403);
@@ -240,12 +254,18 @@ describe('GET /api/public/users/suggested', () => {
     const blocksOwner = await signUp(app, { username: 'sb_blocker' });
     const fine = await signUp(app, { username: 'sb_fine' });
     for (const who of [blockedByOwner, blocksOwner, fine]) {
-      await database.db.update(users).set({ tags: ['loomwork'] }).where(eq(users.id, who.userId));
+      await database.db
+        .update(users)
+        .set({ tags: ['loomwork'] })
+        .where(eq(users.id, who.userId));
     }
     const p = await create(owner, { title: 'Loom circle', tags: ['loomwork'] });
     const viaRest = async () =>
-      (await call(app, owner, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` })).json().items.map((u: { username: string }) => u.username);
-    const viaTrpc = async () => (await trpc(app, owner, 'query', 'users.suggested', { projectId: p._id })).data.items.map((u: { username: string }) => u.username);
+      (await call(app, owner, { method: 'GET', url: `/api/public/users/suggested?projectId=${p._id}` }))
+        .json()
+        .items.map((u: { username: string }) => u.username);
+    const viaTrpc = async () =>
+      (await trpc(app, owner, 'query', 'users.suggested', { projectId: p._id })).data.items.map((u: { username: string }) => u.username);
     expect(await viaRest()).toEqual(['sb_blocked', 'sb_blocker', 'sb_fine']);
     expect((await call(app, owner, { method: 'POST', url: '/api/blocks', payload: { userId: blockedByOwner.userId } })).statusCode).toBe(201);
     expect((await call(app, blocksOwner, { method: 'POST', url: '/api/blocks', payload: { userId: owner.userId } })).statusCode).toBe(201);

@@ -1,14 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IdParams } from '../../../shared/schemas/campaigns';
-import {
-  CreateProjectInput,
-  FollowSchema,
-  ProjectListQuery,
-  ProjectListSchema,
-  ProjectSchema,
-  UpdateProjectInput,
-} from '../../../shared/schemas/projects';
+import { CreateProjectInput, FollowSchema, ProjectListQuery, ProjectListSchema, ProjectSchema, UpdateProjectInput } from '../../../shared/schemas/projects';
 import { restRoute } from '../../http/rest';
 import type { Services } from '../../services';
 

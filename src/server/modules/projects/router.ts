@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { IdSchema } from '../../../shared/schemas/common';
-import {
-  CreateProjectInput,
-  FollowSchema,
-  ProjectListQuery,
-  ProjectListSchema,
-  ProjectSchema,
-  UpdateProjectInput,
-} from '../../../shared/schemas/projects';
+import { CreateProjectInput, FollowSchema, ProjectListQuery, ProjectListSchema, ProjectSchema, UpdateProjectInput } from '../../../shared/schemas/projects';
 import { authedProcedure, publicProcedure, router } from '../../trpc/init';
 
 const ById = z.object({ id: IdSchema });

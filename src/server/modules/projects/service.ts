@@ -20,9 +20,7 @@ const { searchVector: _sv, ...projectColumns } = getTableColumns(projects);
 
 const followersSql = sql<string>`(select count(*) from project_follows f where f.project_id = ${projects.id})`;
 const followingSql = (viewerId: string | null) =>
-  viewerId
-    ? sql<boolean>`exists (select 1 from project_follows f where f.project_id = ${projects.id} and f.user_id = ${viewerId}::uuid)`
-    : sql<boolean>`false`;
+  viewerId ? sql<boolean>`exists (select 1 from project_follows f where f.project_id = ${projects.id} and f.user_id = ${viewerId}::uuid)` : sql<boolean>`false`;
 
 function selection(viewerId: string | null) {
   return {
@@ -150,7 +148,10 @@ export function createProjectsService(deps: Deps) {
         const patch: Partial<typeof projects.$inferInsert> = { ...itemPatch(input, before.targetType) };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
-        await tx.update(projects).set({ ...patch, updatedAt: new Date() }).where(eq(projects.id, id));
+        await tx
+          .update(projects)
+          .set({ ...patch, updatedAt: new Date() })
+          .where(eq(projects.id, id));
         await recordChange(tx, { modelName: 'Project', action: 'update', key: id, fields, actorId: user.id, subjectUserId: before.ownerId });
       });
       return load(actor, id);

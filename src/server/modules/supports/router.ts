@@ -7,7 +7,12 @@ export const supportsRouter = router({
   /** Signed in: `{kind: 'supported', supported, supporters}`; a guest with an email: `{kind: 'pending', message}`. */
   support: publicProcedure
     .input(SupportInput.extend({ campaignId: IdSchema }))
-    .output(z.discriminatedUnion('kind', [SupportStateSchema.extend({ kind: z.literal('supported') }), z.object({ kind: z.literal('pending'), message: z.string() })]))
+    .output(
+      z.discriminatedUnion('kind', [
+        SupportStateSchema.extend({ kind: z.literal('supported') }),
+        z.object({ kind: z.literal('pending'), message: z.string() }),
+      ]),
+    )
     .mutation(({ ctx, input }) => ctx.services.supports.support(ctx.actor, input.campaignId, input)),
   withdraw: authedProcedure
     .input(z.object({ campaignId: IdSchema }))

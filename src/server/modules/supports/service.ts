@@ -53,7 +53,11 @@ export function createSupportsService(deps: Deps) {
      * goes to that address (a fresh one each time; the older ones stop working), and the support
      * counts once it is followed.
      */
-    async support(actor: Actor, campaignId: string, input: Out<typeof SupportInput>): Promise<({ kind: 'supported' } & SupportStateDto) | { kind: 'pending'; message: string }> {
+    async support(
+      actor: Actor,
+      campaignId: string,
+      input: Out<typeof SupportInput>,
+    ): Promise<({ kind: 'supported' } & SupportStateDto) | { kind: 'pending'; message: string }> {
       const c = await supportable(actor, campaignId);
       assertOpen(c);
       if (actor.user) {
@@ -71,12 +75,7 @@ export function createSupportsService(deps: Deps) {
           .update(oneTimeTokens)
           .set({ usedAt: new Date() })
           .where(
-            and(
-              eq(oneTimeTokens.purpose, 'guest_support'),
-              eq(oneTimeTokens.email, email),
-              eq(oneTimeTokens.subjectId, c.id),
-              isNull(oneTimeTokens.usedAt),
-            ),
+            and(eq(oneTimeTokens.purpose, 'guest_support'), eq(oneTimeTokens.email, email), eq(oneTimeTokens.subjectId, c.id), isNull(oneTimeTokens.usedAt)),
           );
         return issueToken(tx, { purpose: 'guest_support', email, subjectId: c.id });
       });
@@ -110,7 +109,11 @@ export function createSupportsService(deps: Deps) {
     },
 
     /** The campaign's confirmed supporters, newest first: for its owner and admins. */
-    async list(actor: Actor, campaignId: string, query: Out<typeof SupportersQuery>): Promise<{ items: SupporterDto[]; nextCursor: string | null; title: string }> {
+    async list(
+      actor: Actor,
+      campaignId: string,
+      query: Out<typeof SupportersQuery>,
+    ): Promise<{ items: SupporterDto[]; nextCursor: string | null; title: string }> {
       const { user } = requireUser(actor);
       const c = await supportable(actor, campaignId);
       if (c.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
@@ -186,7 +189,10 @@ export function createSupportsService(deps: Deps) {
             .onConflictDoNothing()
             .returning({ id: campaignReminders.id });
           if (!claimed.length) return null;
-          return mailer.record(tx, supportTemplates.reminder(r.email, { campaignTitle: r.title, executionDate: r.executionDate!, link: `${config.appUrl}/campaigns/${r.campaignId}` }));
+          return mailer.record(
+            tx,
+            supportTemplates.reminder(r.email, { campaignTitle: r.title, executionDate: r.executionDate!, link: `${config.appUrl}/campaigns/${r.campaignId}` }),
+          );
         });
         if (deliver) {
           deliver();

@@ -32,14 +32,18 @@ beforeAll(async () => {
   both = await make({ title: 'Repair café', actionMode: 'both', targetType: 'supporters', goalAmount: 10 });
   donationOnly = await make({ title: 'Money only', actionMode: 'donation' });
   past = await make({ title: 'Last year', actionMode: 'support' });
-  await database.db.update(campaigns).set({ executionDate: new Date(Date.now() - DAY) }).where(eq(campaigns.id, past));
+  await database.db
+    .update(campaigns)
+    .set({ executionDate: new Date(Date.now() - DAY) })
+    .where(eq(campaigns.id, past));
 });
 afterAll(async () => {
   await app?.close();
   await database?.close();
 });
 
-const support = (who: Client | null, id: string, payload: Record<string, unknown> = {}) => call(app, who, { method: 'POST', url: `/api/campaigns/${id}/support`, payload });
+const support = (who: Client | null, id: string, payload: Record<string, unknown> = {}) =>
+  call(app, who, { method: 'POST', url: `/api/campaigns/${id}/support`, payload });
 const campaign = async (id: string, who: Client | null = null) => (await call(app, who, { method: 'GET', url: `/api/campaigns/${id}` })).json();
 const rows = (id: string) => database.db.select().from(supports).where(eq(supports.campaignId, id));
 const linkToken = async (email: string) => {
@@ -85,7 +89,10 @@ describe('signed-in support (REST)', () => {
   it('keeps a past campaign’s supporters: withdrawing after the date is a 409', async () => {
     const c = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Done and dusted', actionMode: 'support' } })).json()._id;
     await support(fan, c);
-    await database.db.update(campaigns).set({ executionDate: new Date(Date.now() - DAY) }).where(eq(campaigns.id, c));
+    await database.db
+      .update(campaigns)
+      .set({ executionDate: new Date(Date.now() - DAY) })
+      .where(eq(campaigns.id, c));
     const res = await call(app, fan, { method: 'DELETE', url: `/api/campaigns/${c}/support` });
     expect([res.statusCode, res.json()]).toEqual([409, { error: M.campaignPast }]);
     expect((await trpc(app, fan, 'mutation', 'supports.withdraw', { campaignId: c })).status).toBe(409);
@@ -125,7 +132,10 @@ describe('guest support', () => {
     const ip = freshIp();
     await support({ ip }, open, { email: 'late@example.com' });
     const token = await linkToken('late@example.com');
-    await database.db.update(oneTimeTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(oneTimeTokens.email, 'late@example.com'));
+    await database.db
+      .update(oneTimeTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(oneTimeTokens.email, 'late@example.com'));
     expect((await call(app, null, { method: 'GET', url: `/api/campaigns/verify-guest/${token}` })).json()).toEqual({ error: M.invalidOrExpiredToken });
     expect((await rows(open)).find((r) => r.email === 'late@example.com')?.confirmedAt).toBeNull();
 
@@ -141,7 +151,10 @@ describe('guest support', () => {
     const one = [];
     for (let i = 0; i < 11; i++) one.push((await support({ ip: freshIp() }, both, { email: 'same@example.com' })).statusCode);
     expect(one.at(-1)).toBe(429);
-    const sent = await database.db.select().from(emailOutbox).where(and(eq(emailOutbox.to, 'same@example.com'), eq(emailOutbox.kind, 'guest_support')));
+    const sent = await database.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.to, 'same@example.com'), eq(emailOutbox.kind, 'guest_support')));
     expect(sent).toHaveLength(10);
   });
 });
@@ -183,7 +196,10 @@ describe('the owner’s supporters list', () => {
 describe('reminders', () => {
   it('emails each confirmed supporter once within 24 hours of the date, even when two runs overlap', async () => {
     const soon = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Tomorrow’s walk', actionMode: 'support' } })).json()._id;
-    await database.db.update(campaigns).set({ executionDate: new Date(Date.now() + 12 * 3600_000) }).where(eq(campaigns.id, soon));
+    await database.db
+      .update(campaigns)
+      .set({ executionDate: new Date(Date.now() + 12 * 3600_000) })
+      .where(eq(campaigns.id, soon));
     await support(fan, soon);
     await support({ ip: freshIp() }, soon, { email: 'walker@example.com' });
     await call(app, null, { method: 'GET', url: `/api/campaigns/verify-guest/${await linkToken('walker@example.com')}` });

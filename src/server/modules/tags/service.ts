@@ -14,11 +14,7 @@ export function createTagsService(deps: Deps) {
         .select({ tag: tagUsage.tag })
         .from(tagUsage)
         .where(and(gt(tagUsage.uses, 0), q ? sql`${tagUsage.tag} ilike ${`%${likeEscape(q)}%`}` : undefined))
-        .orderBy(
-          ...(q ? [desc(sql`${tagUsage.tag} = ${q}`), desc(sql`${tagUsage.tag} like ${`${likeEscape(q)}%`}`)] : []),
-          desc(tagUsage.uses),
-          tagUsage.tag,
-        )
+        .orderBy(...(q ? [desc(sql`${tagUsage.tag} = ${q}`), desc(sql`${tagUsage.tag} like ${`${likeEscape(q)}%`}`)] : []), desc(tagUsage.uses), tagUsage.tag)
         .limit(limit);
       return { tags: rows.map((r) => r.tag) };
     },

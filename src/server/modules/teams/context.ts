@@ -2,7 +2,15 @@ import { and, desc, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { TEAM_TABLE_ROLES } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
-import { TEAM_MEMBERS_PAGE_SIZE, type InviteMemberInput, type TeamDto, type TeamItemsDto, type TeamMemberDto, type TeamMembersDto, type TeamPageQuery } from '../../../shared/schemas/teams';
+import {
+  TEAM_MEMBERS_PAGE_SIZE,
+  type InviteMemberInput,
+  type TeamDto,
+  type TeamItemsDto,
+  type TeamMemberDto,
+  type TeamMembersDto,
+  type TeamPageQuery,
+} from '../../../shared/schemas/teams';
 import type { DbOrTx, Tx } from '../../db/client';
 import { projects, teamMembers, teams, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
@@ -38,17 +46,16 @@ export function createTeamsContext(deps: Deps) {
   const { db } = deps;
 
   const baseSelect = (runner: DbOrTx, viewerId: string | null) =>
-    runner
-      .select(teamSelection(viewerId))
-      .from(teams)
-      .innerJoin(users, eq(users.id, teams.ownerId))
-      .leftJoin(projects, eq(projects.id, teams.projectId));
+    runner.select(teamSelection(viewerId)).from(teams).innerJoin(users, eq(users.id, teams.ownerId)).leftJoin(projects, eq(projects.id, teams.projectId));
 
   /** The first three active members of each team (owner first, then by when they were added). */
   async function firstMembers(rows: TeamSelectRow[]): Promise<Map<string, TeamMemberDto[]>> {
     const out = new Map<string, TeamMemberDto[]>(rows.map((r) => [r.t.id, []]));
     if (!rows.length) return out;
-    const rn = sql<number>`row_number() over (partition by ${teamMembers.teamId} order by (${teamMembers.userId} = ${teams.ownerId}) desc, ${teamMembers.createdAt}, ${teamMembers.id})`.as('rn');
+    const rn =
+      sql<number>`row_number() over (partition by ${teamMembers.teamId} order by (${teamMembers.userId} = ${teams.ownerId}) desc, ${teamMembers.createdAt}, ${teamMembers.id})`.as(
+        'rn',
+      );
     const sq = db
       .select({ teamId: teamMembers.teamId, ownerId: teams.ownerId, ...memberFields, rn })
       .from(teamMembers)
@@ -84,7 +91,9 @@ export function createTeamsContext(deps: Deps) {
       : viewer.id
         ? or(eq(teamMembers.status, 'active'), eq(teamMembers.userId, viewer.id))
         : eq(teamMembers.status, 'active');
-    const after = cursor ? sql`(${rank}, ${teamMembers.createdAt}, ${teamMembers.id}) > (${cursor.r}::int, ${cursor.t}::timestamptz, ${cursor.id}::uuid)` : undefined;
+    const after = cursor
+      ? sql`(${rank}, ${teamMembers.createdAt}, ${teamMembers.id}) > (${cursor.r}::int, ${cursor.t}::timestamptz, ${cursor.id}::uuid)`
+      : undefined;
     const rows = await runner
       .select({ ...memberFields, rowId: teamMembers.id, rank })
       .from(teamMembers)
@@ -180,11 +189,7 @@ export function createTeamsContext(deps: Deps) {
   /** Teams attach only to projects their owner owns (read with a share lock so it cannot vanish meanwhile). */
   async function assertOwnProject(tx: Tx, user: { id: string; hasAdultAccess: boolean }, projectId: string): Promise<void> {
     if (!isUuid(projectId)) throw notFound(M.projectNotFound);
-    const [p] = await tx
-      .select({ ownerId: projects.ownerId, type: projects.type })
-      .from(projects)
-      .where(eq(projects.id, projectId))
-      .for('share');
+    const [p] = await tx.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId)).for('share');
     if (!p || (p.type === 'adult' && !user.hasAdultAccess && p.ownerId !== user.id)) throw notFound(M.projectNotFound);
     if (p.ownerId !== user.id) throw forbidden(M.teamProjectNotOwned);
   }
@@ -203,13 +208,7 @@ export function createTeamsContext(deps: Deps) {
     return person;
   }
 
-  async function recordMember(
-    tx: Tx,
-    action: 'create' | 'update' | 'delete',
-    row: { id: string; userId: string },
-    fields: string[],
-    actorId: string,
-  ) {
+  async function recordMember(tx: Tx, action: 'create' | 'update' | 'delete', row: { id: string; userId: string }, fields: string[], actorId: string) {
     await recordChange(tx, { modelName: 'TeamMember', action, key: row.id, fields, actorId, subjectUserId: row.userId });
   }
 

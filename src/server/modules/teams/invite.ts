@@ -25,7 +25,7 @@ export function teamInvites(ctx: TeamsContext) {
         const team = await lockTeam(tx, id);
         if (team.ownerId !== user.id) {
           const mine = await rowOf(tx, team.id, user.id);
-          if (!mine || mine.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamInviteNotAllowed);
+          if (mine?.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamInviteNotAllowed);
           if (input.status === 'active') throw forbidden(M.teamOnlyOwnerAddsActive);
           if (input.role === 'manager') throw forbidden(M.teamOnlyOwnerMakesManager);
         }

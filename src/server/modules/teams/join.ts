@@ -48,7 +48,7 @@ export function teamJoining(ctx: TeamsContext) {
         if (existing?.status === 'active') throw conflict(M.teamYouAreMember);
         // asked to join, not invited: the owner accepts that one
         if (existing?.status === 'requested') throw conflict(M.teamAlreadyRequested);
-        if (!existing || existing.status !== 'invited') throw notFound(M.teamNoInvite);
+        if (existing?.status !== 'invited') throw notFound(M.teamNoInvite);
         if (await blockedEitherWay(tx, user.id, [team.ownerId])) throw forbidden(M.teamJoinBlocked);
         await tx.update(teamMembers).set({ status: 'active', updatedAt: new Date() }).where(eq(teamMembers.id, existing.id));
         await recordMember(tx, 'update', existing, ['status'], user.id);

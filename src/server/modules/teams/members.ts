@@ -28,7 +28,10 @@ export function teamMembersAdmin(ctx: TeamsContext) {
         if (input.role && input.role !== existing.role) patch.role = input.role;
         const fields = Object.keys(patch);
         if (fields.length) {
-          await tx.update(teamMembers).set({ ...patch, updatedAt: new Date() }).where(eq(teamMembers.id, existing.id));
+          await tx
+            .update(teamMembers)
+            .set({ ...patch, updatedAt: new Date() })
+            .where(eq(teamMembers.id, existing.id));
           await recordMember(tx, 'update', existing, fields, user.id);
         }
         return memberDto(tx, team.id, team.ownerId, memberUserId);

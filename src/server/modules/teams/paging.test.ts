@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
+import type { TeamDto } from '../../../shared/schemas/teams';
 import { projects, teamMembers, teams } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, type Client } from '../../../../test/helpers';
 import { checkCap, checkPaging, groupedTimes, insertPeople, newestFirst, restPages, trpcPages, walk, type FetchPage } from '../users/paging-checks';
@@ -39,7 +40,9 @@ beforeAll(async () => {
   database = await openTestDatabase();
   app = await buildTestApp(database);
   const { db } = database;
-  [pager, capper, stranger, mOwner, invitee] = await Promise.all(['t_pager', 't_capper', 't_stranger', 't_mowner', 't_invitee'].map((username) => signUp(app, { username })));
+  [pager, capper, stranger, mOwner, invitee] = await Promise.all(
+    ['t_pager', 't_capper', 't_stranger', 't_mowner', 't_invitee'].map((username) => signUp(app, { username })),
+  );
   const people = await insertPeople(db, 150, 'tp');
   const boss = people[149];
 
@@ -76,7 +79,9 @@ beforeAll(async () => {
     .values([
       { teamId: m.id, userId: mOwner.userId, role: 'manager' as const, status: 'active' as const, createdAt: mTimes[20] },
       ...people.slice(0, 30).map((userId, i) => ({ teamId: m.id, userId, status: 'active' as const, createdAt: mTimes[(i * 7) % 44] })),
-      ...people.slice(30, 43).map((userId, i) => ({ teamId: m.id, userId, status: i % 2 ? ('invited' as const) : ('requested' as const), createdAt: mTimes[(i * 3) % 44] })),
+      ...people
+        .slice(30, 43)
+        .map((userId, i) => ({ teamId: m.id, userId, status: i % 2 ? ('invited' as const) : ('requested' as const), createdAt: mTimes[(i * 3) % 44] })),
       { teamId: m.id, userId: invitee.userId, status: 'invited' as const, createdAt: mTimes[44] },
     ])
     .returning();
@@ -124,13 +129,19 @@ describe.each(['rest', 'trpc'] as const)('team lists, paged, through the %s door
   it('my teams: pages of 20 newest first with the total on each page; a limit above 100 is 100; signed out is 401', async () => {
     await checkPaging(lists.mine(pager)[door], expectedTeams, 20);
     await checkCap(lists.mine(capper)[door], expectedCapTeams);
-    const first = door === 'rest' ? (await call(app, pager, { method: 'GET', url: '/api/teams/mine?limit=20' })).json() : (await trpc(app, pager, 'query', 'teams.mine', { limit: 20 })).data;
+    const first =
+      door === 'rest'
+        ? (await call(app, pager, { method: 'GET', url: '/api/teams/mine?limit=20' })).json()
+        : (await trpc(app, pager, 'query', 'teams.mine', { limit: 20 })).data;
     expect(first).toMatchObject({ total: 45, nextCursor: expect.any(String) });
     expect(Object.keys(first).sort()).toEqual(['items', 'nextCursor', 'total']);
     // a list's team carries the first three active members and no members cursor
     expect(first.items[0].members.map((m: { userId: string }) => m.userId)).toContain(pager.userId);
     expect(first.items[0]).not.toHaveProperty('membersNextCursor');
-    const second = door === 'rest' ? (await call(app, pager, { method: 'GET', url: `/api/teams/mine?limit=20&cursor=${first.nextCursor}` })).json() : (await trpc(app, pager, 'query', 'teams.mine', { limit: 20, cursor: first.nextCursor })).data;
+    const second =
+      door === 'rest'
+        ? (await call(app, pager, { method: 'GET', url: `/api/teams/mine?limit=20&cursor=${first.nextCursor}` })).json()
+        : (await trpc(app, pager, 'query', 'teams.mine', { limit: 20, cursor: first.nextCursor })).data;
     expect(second.total).toBe(45);
     // someone else's list with pager's cursor is still their own (empty)
     const theirs = await lists.mine(stranger)[door]({ cursor: first.nextCursor });
@@ -177,7 +188,9 @@ describe.each(['rest', 'trpc'] as const)('team lists, paged, through the %s door
 
 describe('a single team carries its first 50 members and the cursor for the rest', () => {
   const getTeam = async (door: 'rest' | 'trpc', who: Client | null, id: string) =>
-    door === 'rest' ? (await call(app, who, { method: 'GET', url: `/api/teams/${id}` })).json() : (await trpc(app, who, 'query', 'teams.get', { id })).data;
+    (door === 'rest'
+      ? (await call(app, who, { method: 'GET', url: `/api/teams/${id}` })).json()
+      : (await trpc(app, who, 'query', 'teams.get', { id })).data) as TeamDto;
 
   it.each(['rest', 'trpc'] as const)('(%s)', async (door) => {
     const m = await getTeam(door, mOwner, teamM);

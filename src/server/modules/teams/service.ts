@@ -17,6 +17,7 @@ import { teamUpdates } from './update';
  */
 export function createTeamsService(deps: Deps) {
   const ctx = createTeamsContext(deps);
+  // biome-ignore-start lint/nursery/noMisusedPromises: each part is a plain object of functions (read as a Promise by the rule's inference)
   return {
     ...teamLists(ctx),
     ...teamReads(ctx),
@@ -28,6 +29,7 @@ export function createTeamsService(deps: Deps) {
     ...teamTags(ctx),
     ...teamSuggestions(ctx),
   };
+  // biome-ignore-end lint/nursery/noMisusedPromises: see above
 }
 
 export type TeamsService = ReturnType<typeof createTeamsService>;

@@ -27,7 +27,7 @@ export function teamSuggestions(ctx: TeamsContext) {
       if (!team) throw notFound(M.teamNotFound);
       if (team.ownerId !== user.id) {
         const mine = await rowOf(db, team.id, user.id);
-        if (!mine || mine.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamSuggestNotAllowed);
+        if (mine?.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamSuggestNotAllowed);
       }
       let tags = team.tags;
       const projectId = query.projectId ?? team.projectId;

@@ -120,7 +120,7 @@ function expected(m: Model, s: Step & { target?: number }, actor: number | null)
     case 'invite': {
       if (A !== O) {
         const mine = row(A);
-        if (!mine || mine.status !== 'active' || mine.role !== 'manager') return 403;
+        if (mine?.status !== 'active' || mine.role !== 'manager') return 403;
         if (s.status === 'active' || s.role === 'manager') return 403;
       }
       if (s.by === 'ghost') return 404;
@@ -143,7 +143,7 @@ function expected(m: Model, s: Step & { target?: number }, actor: number | null)
       const r = row(A);
       if (r?.status === 'active') return 409;
       if (r?.status === 'requested') return 409;
-      if (!r || r.status !== 'invited') return 404;
+      if (r?.status !== 'invited') return 404;
       if (blocked(m, A, O)) return 403;
       m.rows.set(A, { ...r, status: 'active' });
       return 200;
@@ -203,7 +203,8 @@ async function apply(teamId: string, s: Resolved, actor: number | null): Promise
     const base = `/api/teams/${teamId}/members`;
     const who = me ? { token: me.token, ip: me.ip } : null;
     const req = {
-      invite: () => call(app, who, { method: 'POST', url: base, payload: { ...invitee, role: (s as { role: Role }).role, status: (s as { status: string }).status } }),
+      invite: () =>
+        call(app, who, { method: 'POST', url: base, payload: { ...invitee, role: (s as { role: Role }).role, status: (s as { status: string }).status } }),
       request: () => call(app, who, { method: 'POST', url: `${base}/request` }),
       accept: () => call(app, who, { method: 'POST', url: `${base}/accept` }),
       leave: () => call(app, who, { method: 'DELETE', url: `${base}/me` }),
@@ -261,7 +262,12 @@ describe('team membership as a state machine (property)', () => {
   it('keeps its invariants under random sequences of steps by random people', async () => {
     await fc.assert(
       fc.asyncProperty(person, fc.array(step, { minLength: 30, maxLength: 60 }), async (ownerIdx, steps) => {
-        await database.db.delete(blocks).where(inArray(blocks.blockerId, people.map((p) => p.userId)));
+        await database.db.delete(blocks).where(
+          inArray(
+            blocks.blockerId,
+            people.map((p) => p.userId),
+          ),
+        );
         const owner = people[ownerIdx];
         const team = await app.services.teams.create(owner.actor, { name: `Property team ${ownerIdx}`, description: '', tags: [], projectId: null });
         const model: Model = { owner: ownerIdx, rows: new Map([[ownerIdx, { status: 'active', role: 'manager' }]]), blocks: new Set() };
@@ -294,7 +300,10 @@ describe('team membership as a state machine (property)', () => {
 
           // invariants read from the database, whatever the model says
           const ownerRows = after.rows.filter((r) => r.userId === owner.userId);
-          expect(ownerRows.map((r) => [r.status, r.role]), `${where}: owner row`).toEqual([['active', 'manager']]);
+          expect(
+            ownerRows.map((r) => [r.status, r.role]),
+            `${where}: owner row`,
+          ).toEqual([['active', 'manager']]);
           expect(new Set(after.rows.map((r) => r.userId)).size, `${where}: one row per person`).toBe(after.rows.length);
           const active = after.rows.filter((r) => r.status === 'active').length;
           const reported =
@@ -307,7 +316,10 @@ describe('team membership as a state machine (property)', () => {
           // the step answered and changed what the rules say
           expect(got, where).toBe(want);
           const actual = new Map(after.rows.map((r) => [idxOf.get(r.userId)!, { status: r.status, role: r.role }]));
-          expect(sameModel(actual, model.rows), `${where}: rows differ from the model: ${JSON.stringify([...actual])} vs ${JSON.stringify([...model.rows])}`).toBe(true);
+          expect(
+            sameModel(actual, model.rows),
+            `${where}: rows differ from the model: ${JSON.stringify([...actual])} vs ${JSON.stringify([...model.rows])}`,
+          ).toBe(true);
           if (got < 400 && s.kind !== 'block') {
             expect(after.history - before.history, `${where}: history entries`).toBe(sameModel(prevRows, model.rows) ? 0 : 1);
           }

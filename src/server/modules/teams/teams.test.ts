@@ -23,6 +23,7 @@ type Who = Person | null;
 type Door = 'rest' | 'trpc';
 interface Res {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
   body: any;
   error?: string;
 }
@@ -58,9 +59,7 @@ function doorApi(door: Door) {
     invite: (who: Who, id: string, data: unknown) =>
       rest ? viaRest(who, 'POST', `/api/teams/${id}/members`, data) : viaTrpc(who, 'mutation', 'teams.invite', { id, data }),
     updateMember: (who: Who, id: string, memberId: string, data: unknown) =>
-      rest
-        ? viaRest(who, 'PUT', `/api/teams/${id}/members/${memberId}`, data)
-        : viaTrpc(who, 'mutation', 'teams.updateMember', { id, memberId, data }),
+      rest ? viaRest(who, 'PUT', `/api/teams/${id}/members/${memberId}`, data) : viaTrpc(who, 'mutation', 'teams.updateMember', { id, memberId, data }),
     removeMember: (who: Who, id: string, memberId: string) =>
       rest ? viaRest(who, 'DELETE', `/api/teams/${id}/members/${memberId}`) : viaTrpc(who, 'mutation', 'teams.removeMember', { id, memberId }),
     request: (who: Who, id: string) => (rest ? viaRest(who, 'POST', `/api/teams/${id}/members/request`) : viaTrpc(who, 'mutation', 'teams.request', { id })),
@@ -97,13 +96,21 @@ async function snapshot(teamId: string) {
   return { team, rows, history: h.n };
 }
 const rowOf = async (teamId: string, userId: string) =>
-  (await database.db.select().from(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId))))[0];
+  (
+    await database.db
+      .select()
+      .from(teamMembers)
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+  )[0];
 const historyOf = (key: string) => database.db.select().from(changeHistory).where(eq(changeHistory.key, key)).orderBy(asc(changeHistory.createdAt));
 const block = (blockerId: string, blockedId: string) => database.db.insert(blocks).values({ blockerId, blockedId });
 const unblock = (blockerId: string, blockedId: string) =>
   database.db.delete(blocks).where(and(eq(blocks.blockerId, blockerId), eq(blocks.blockedId, blockedId)));
 async function project(ownerId: string, title: string, extra: Partial<typeof projects.$inferInsert> = {}) {
-  const [p] = await database.db.insert(projects).values({ ownerId, title, ...extra }).returning();
+  const [p] = await database.db
+    .insert(projects)
+    .values({ ownerId, title, ...extra })
+    .returning();
   return p;
 }
 
@@ -129,6 +136,7 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
   async function newTeam(who: Person = owner, data: Record<string, unknown> = {}) {
     const res = await api.create(who, { name: `${tok} team`, ...data });
     api.ok(res, 201);
+    // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
     return res.body as { _id: string; [k: string]: any };
   }
   /** A team with the owner, an active manager (mgr) and an active member (carol). */
@@ -143,11 +151,32 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
   describe('POST /teams', () => {
     it('creates a team: name trimmed, tags normalised, own project attached, the owner an active manager, history written', async () => {
       const p = await project(owner.userId, `${tok} loom`);
-      const res = await api.create(owner, { name: `  ${tok} Loom crew  `, description: 'We weave', tags: [' Weaving', 'weaving', 'LOOMS', ''], projectId: p.id });
+      const res = await api.create(owner, {
+        name: `  ${tok} Loom crew  `,
+        description: 'We weave',
+        tags: [' Weaving', 'weaving', 'LOOMS', ''],
+        projectId: p.id,
+      });
       api.ok(res, 201);
       const t = res.body;
       expect(Object.keys(t).sort()).toEqual(
-        ['_id', 'createdAt', 'description', 'imageUrl', 'images', 'memberCount', 'members', 'membersNextCursor', 'myMembership', 'name', 'ownerId', 'projectId', 'projectTitle', 'tags', 'updatedAt'].sort(),
+        [
+          '_id',
+          'createdAt',
+          'description',
+          'imageUrl',
+          'images',
+          'memberCount',
+          'members',
+          'membersNextCursor',
+          'myMembership',
+          'name',
+          'ownerId',
+          'projectId',
+          'projectTitle',
+          'tags',
+          'updatedAt',
+        ].sort(),
       );
       expect(t).toMatchObject({
         name: `${tok} Loom crew`,
@@ -256,7 +285,8 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
       const t = await staffedTeam();
       await api.invite(owner, t._id, { username: u('dave') });
       await api.request(erin, t._id);
-      const users = (r: Res) => (r.body.members ?? r.body.items).map((m: { userId: string; status: string }) => `${m.userId === owner.userId ? 'owner' : m.userId}:${m.status}`);
+      const users = (r: Res) =>
+        (r.body.members ?? r.body.items).map((m: { userId: string; status: string }) => `${m.userId === owner.userId ? 'owner' : m.userId}:${m.status}`);
       const active = ['owner:active', `${mgr.userId}:active`, `${carol.userId}:active`];
 
       const visitor = await api.get(null, t._id);
@@ -287,7 +317,15 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
       const [cover] = await uploadImages(app, owner, 1, 'cover');
       const res = await api.update(owner, t._id, { name: ' Renamed ', description: 'New words', tags: ['Synth'], projectId: p.id, imageUrl: cover.url });
       api.ok(res);
-      expect(res.body).toMatchObject({ name: 'Renamed', description: 'New words', tags: ['synth'], projectId: p.id, projectTitle: 'Linked', imageUrl: cover.url, images: [{ url: cover.url, alt: 'Renamed' }] });
+      expect(res.body).toMatchObject({
+        name: 'Renamed',
+        description: 'New words',
+        tags: ['synth'],
+        projectId: p.id,
+        projectTitle: 'Linked',
+        imageUrl: cover.url,
+        images: [{ url: cover.url, alt: 'Renamed' }],
+      });
       const detached = await api.update(owner, t._id, { projectId: null, imageUrl: null });
       expect(detached.body).toMatchObject({ projectId: null, projectTitle: null, imageUrl: null, images: [] });
       const same = await api.update(owner, t._id, { name: 'Renamed' });
@@ -527,7 +565,12 @@ describe.each(['rest', 'trpc'] as const)('teams through the %s door', (door) => 
       for (const who of [carol, frank, gina, dave, erin]) expect(deletes.some((d) => d.subjectUserId === who.userId)).toBe(true);
       // a person who left can ask again: the same single row comes back
       api.ok(await api.request(dave, id), 201);
-      expect(await database.db.select({ n: count() }).from(teamMembers).where(and(eq(teamMembers.teamId, id), eq(teamMembers.userId, dave.userId)))).toEqual([{ n: 1 }]);
+      expect(
+        await database.db
+          .select({ n: count() })
+          .from(teamMembers)
+          .where(and(eq(teamMembers.teamId, id), eq(teamMembers.userId, dave.userId))),
+      ).toEqual([{ n: 1 }]);
     });
 
     it('refuses invites, requests and accepts between blocked people, storing nothing', async () => {
@@ -686,7 +729,8 @@ describe("a person's teams and a project's teams (teams.ofUser, teams.ofProject,
     const a = (await call(app, ivy, { method: 'POST', url: '/api/teams', payload: { name: 'Ivy A', projectId: p.id } })).json();
     const b = (await call(app, ivy, { method: 'POST', url: '/api/teams', payload: { name: 'Ivy B', projectId: p.id } })).json();
     const c = (await call(app, kim, { method: 'POST', url: '/api/teams', payload: { name: 'Kim C' } })).json();
-    for (const who of [jay, kim, lee]) await call(app, ivy, { method: 'POST', url: `/api/teams/${a._id}/members`, payload: { userId: who.userId, status: 'active' } });
+    for (const who of [jay, kim, lee])
+      await call(app, ivy, { method: 'POST', url: `/api/teams/${a._id}/members`, payload: { userId: who.userId, status: 'active' } });
     await call(app, ivy, { method: 'POST', url: `/api/teams/${b._id}/members`, payload: { userId: jay.userId } }); // invited only
     await call(app, max, { method: 'POST', url: `/api/teams/${c._id}/members/request` }); // requested only
 

@@ -25,7 +25,10 @@ export function teamUpdates(ctx: TeamsContext) {
         };
         const fields = changedFields(team as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
-        await tx.update(teams).set({ ...patch, updatedAt: new Date() }).where(eq(teams.id, team.id));
+        await tx
+          .update(teams)
+          .set({ ...patch, updatedAt: new Date() })
+          .where(eq(teams.id, team.id));
         await recordChange(tx, { modelName: 'Team', action: 'update', key: team.id, fields, actorId: user.id, subjectUserId: team.ownerId });
       });
       return load(actor, id);

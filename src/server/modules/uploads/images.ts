@@ -110,10 +110,12 @@ export async function encodeImage(data: Buffer, kind: ImageKind, name = ''): Pro
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a file name must lose
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /** The default alt text: the file name without its extension, trimmed, at most 200 characters. */
 export function altFromFilename(filename: string | undefined): string {
   const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
   const stem = base.includes('.') && !base.startsWith('.') ? base.slice(0, base.lastIndexOf('.')) : base;
-  // eslint-disable-next-line no-control-regex
-  return stem.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 200).trim();
+  return stem.replace(CONTROL_CHARACTERS, ' ').trim().slice(0, 200).trim();
 }

@@ -16,8 +16,7 @@ import { checkUploadLimits, type UploadedFile } from './service';
  * of such a request is bounded by `registerTrpcUploadLimit` below, not by the procedure.
  */
 
-const files = (form: FormData, field: string) =>
-  form.getAll(field).filter((v): v is File => typeof v !== 'string');
+const files = (form: FormData, field: string) => form.getAll(field).filter((v): v is File => typeof v !== 'string');
 
 async function toUploaded(list: File[], max: number): Promise<UploadedFile[]> {
   // refuse too many or too big files before copying them

@@ -128,13 +128,12 @@ export function createUploadsService(deps: Deps) {
     gate,
 
     /** Campaign or project pictures: 'cover' is cropped to 16:9, 'gallery' fits in 1600x1600. WebP either way. */
-    async uploadCampaignImages(
-      actor: Actor,
-      files: readonly UploadedFile[],
-      kind: CampaignImageKind = 'gallery',
-    ): Promise<UploadCampaignImagesDto> {
+    async uploadCampaignImages(actor: Actor, files: readonly UploadedFile[], kind: CampaignImageKind = 'gallery'): Promise<UploadCampaignImagesDto> {
       const { user } = requireUser(actor);
-      checkUploadLimits(files.map((f) => ({ filename: f.filename, size: f.data.length })), UPLOAD_MAX_FILES);
+      checkUploadLimits(
+        files.map((f) => ({ filename: f.filename, size: f.data.length })),
+        UPLOAD_MAX_FILES,
+      );
       await spendHourly(user.id, files.length);
       const prepared = await prepare(files, kind);
       await checkAllowance(user.id, prepared);

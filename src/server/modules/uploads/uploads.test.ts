@@ -33,8 +33,7 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // test images, made with sharp at test time (no binary fixtures)
 
-const solid = (width: number, height: number, background = '#3366cc') =>
-  sharp({ create: { width, height, channels: 3, background } });
+const solid = (width: number, height: number, background = '#3366cc') => sharp({ create: { width, height, channels: 3, background } });
 
 /** A PNG carrying EXIF with a copyright owner and a GPS position. */
 const pngWithGps = (width = 2000, height = 1500) =>
@@ -53,7 +52,9 @@ const portraitJpeg = () => solid(1200, 800, '#cc6633').jpeg().withMetadata({ ori
 const animatedGif = async () => {
   const red = await solid(640, 480, '#ff0000').png().toBuffer();
   const green = await solid(640, 480, '#00ff00').png().toBuffer();
-  return sharp([red, green], { join: { animated: true } }).gif({ delay: [100, 100] }).toBuffer();
+  return sharp([red, green], { join: { animated: true } })
+    .gif({ delay: [100, 100] })
+    .toBuffer();
 };
 
 const webp = (width = 1000, height = 1000) => solid(width, height, '#22aa66').webp().toBuffer();
@@ -109,8 +110,7 @@ function upload(who: Client | null, url: string, parts: Part[]) {
   const body = multipart(parts);
   return call(app, who, { method: 'POST', url, payload: body.payload, headers: body.headers });
 }
-const uploadCampaign = (who: Client | null, parts: Part[], kind?: string) =>
-  upload(who, `/api/upload/campaign/multi${kind ? `?kind=${kind}` : ''}`, parts);
+const uploadCampaign = (who: Client | null, parts: Part[], kind?: string) => upload(who, `/api/upload/campaign/multi${kind ? `?kind=${kind}` : ''}`, parts);
 const uploadAvatar = (who: Client | null, parts: Part[]) => upload(who, '/api/upload/avatar', parts);
 
 // ---------------------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ function storedFiles(dir = root): string[] {
     return statSync(full).isDirectory() ? storedFiles(full) : [path.relative(root, full)];
   });
 }
-const imageRows = async (ownerId: string) => (await database.db.select().from(images).where(eq(images.ownerId, ownerId)));
+const imageRows = async (ownerId: string) => await database.db.select().from(images).where(eq(images.ownerId, ownerId));
 const imageCount = async () => (await database.db.select({ n: count() }).from(images))[0].n;
 
 /** Asserts a failed request left nothing behind: no new file, no new row. */
@@ -293,12 +293,18 @@ describe('POST /api/upload/campaign/multi', () => {
     const who = await signUp(app);
     const before = await snapshot();
     const small = await webp(64, 64);
-    const res = await uploadCampaign(who, Array.from({ length: 11 }, (_, i) => file(small, `pic${i}.webp`)));
+    const res = await uploadCampaign(
+      who,
+      Array.from({ length: 11 }, (_, i) => file(small, `pic${i}.webp`)),
+    );
     expect(res.statusCode).toBe(413);
     expect(res.json()).toEqual({ error: M.tooManyImages });
     await expectNothingStored(before);
     // ten are fine
-    const ok = await uploadCampaign(who, Array.from({ length: 10 }, (_, i) => file(small, `pic${i}.webp`)));
+    const ok = await uploadCampaign(
+      who,
+      Array.from({ length: 10 }, (_, i) => file(small, `pic${i}.webp`)),
+    );
     expect(ok.statusCode).toBe(201);
     expect(ok.json().images).toHaveLength(10);
   });
@@ -330,7 +336,10 @@ describe('POST /api/upload/campaign/multi', () => {
   });
 
   it('parses multipart only on the upload routes', async () => {
-    const body = multipart([{ field: 'email', data: 'a@example.com' }, { field: 'password', data: 'correct horse battery' }]);
+    const body = multipart([
+      { field: 'email', data: 'a@example.com' },
+      { field: 'password', data: 'correct horse battery' },
+    ]);
     const res = await call(app, { ip: freshIp() }, { method: 'POST', url: '/api/auth/login', payload: body.payload, headers: body.headers });
     expect(res.statusCode).toBe(415);
   });
@@ -523,6 +532,7 @@ describe('over HTTP: the tRPC door (uploads.campaignImages, uploads.avatar), and
       headers: token ? { authorization: `Bearer ${token}` } : {},
     });
     const body = (await res.json()) as {
+      // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, whose fields each test reads and asserts
       result?: { data: { json: any } };
       error?: { json: { message: string; data: { code: string; httpStatus: number } } };
     };

@@ -20,7 +20,7 @@ export interface PageResult {
 export type FetchPage = (q: { limit?: unknown; cursor?: unknown }) => Promise<PageResult>;
 
 /** A list through the REST door: GET `url` (which may carry a query already) with limit and cursor; `pick` takes the ids from the body. */
-export function restPages(app: FastifyInstance, who: Client | null, url: string, pick: (body: any) => string[]): FetchPage {
+export function restPages<Body>(app: FastifyInstance, who: Client | null, url: string, pick: (body: Body) => string[]): FetchPage {
   return async ({ limit, cursor }) => {
     const p = new URLSearchParams();
     if (limit !== undefined) p.set('limit', String(limit));
@@ -33,7 +33,13 @@ export function restPages(app: FastifyInstance, who: Client | null, url: string,
 }
 
 /** The same list through the tRPC door: the query `path` with `input` plus limit and cursor. */
-export function trpcPages(app: FastifyInstance, who: Client | null, path: string, input: Record<string, unknown>, pick: (data: any) => string[]): FetchPage {
+export function trpcPages<Data>(
+  app: FastifyInstance,
+  who: Client | null,
+  path: string,
+  input: Record<string, unknown>,
+  pick: (data: Data) => string[],
+): FetchPage {
   return async ({ limit, cursor }) => {
     const res = await trpc(app, who, 'query', path, { ...input, limit, cursor });
     return { status: res.status, ids: res.status === 200 ? pick(res.data) : [], nextCursor: res.data?.nextCursor, error: res.error?.message };
@@ -144,7 +150,9 @@ export async function insertPeople(db: Db, n: number, prefix: string): Promise<s
   const tag = Math.random().toString(36).slice(2, 8);
   const rows = await db
     .insert(users)
-    .values(Array.from({ length: n }, (_, i) => ({ email: `${prefix}.${i}.${tag}@example.com`, username: `${prefix}_${i}_${tag}`, passwordHash: 'not-a-hash' })))
+    .values(
+      Array.from({ length: n }, (_, i) => ({ email: `${prefix}.${i}.${tag}@example.com`, username: `${prefix}_${i}_${tag}`, passwordHash: 'not-a-hash' })),
+    )
     .returning({ id: users.id });
   return rows.map((r) => r.id);
 }

@@ -35,7 +35,13 @@ export function createUsersService(deps: Deps) {
       if (tags.length) conds.push(match === 'all' ? sql`${users.tags} @> ${textArray(tags)}` : sql`${users.tags} && ${textArray(tags)}`);
       const where = conds.length ? and(...conds) : undefined;
       const [rows, [{ n }]] = await Promise.all([
-        db.select(publicColumns).from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset((page - 1) * limit),
+        db
+          .select(publicColumns)
+          .from(users)
+          .where(where)
+          .orderBy(desc(users.createdAt), desc(users.id))
+          .limit(limit)
+          .offset((page - 1) * limit),
         db.select({ n: sql<string>`count(*)` }).from(users).where(where),
       ]);
       return { items: rows.map(toPublicUserDto), total: Number(n), page, limit };
@@ -56,7 +62,11 @@ export function createUsersService(deps: Deps) {
       if (!fields.length) return toUserDto(user);
       try {
         const updated = await db.transaction(async (tx) => {
-          const [row] = await tx.update(users).set({ ...patch, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
+          const [row] = await tx
+            .update(users)
+            .set({ ...patch, updatedAt: new Date() })
+            .where(eq(users.id, user.id))
+            .returning();
           await recordChange(tx, { modelName: 'User', action: 'update', key: user.id, fields, actorId: user.id });
           return row;
         });

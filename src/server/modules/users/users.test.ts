@@ -117,7 +117,7 @@ describe('public profiles', () => {
     expect((await trpc(app, null, 'query', 'users.get', { id: people.dir_bo })).data.name).toBe('Bo Chen');
   });
 
-  it("lists the teams a person is an active member of", async () => {
+  it('lists the teams a person is an active member of', async () => {
     const team = (await call(app, bob, { method: 'POST', url: '/api/teams', payload: { name: 'Bob band' } })).json();
     const res = await call(app, null, { method: 'GET', url: `/api/public/users/${bob.userId}/teams` });
     expect(res.statusCode).toBe(200);
@@ -146,7 +146,9 @@ describe('blocks', () => {
   });
 
   it('refuses blocking yourself (400), an unknown person (404) and signed-out callers (401)', async () => {
-    expect((await call(app, alice, { method: 'POST', url: '/api/blocks', payload: { userId: alice.userId } })).json()).toEqual({ error: 'You cannot block yourself' });
+    expect((await call(app, alice, { method: 'POST', url: '/api/blocks', payload: { userId: alice.userId } })).json()).toEqual({
+      error: 'You cannot block yourself',
+    });
     expect((await call(app, alice, { method: 'POST', url: '/api/blocks', payload: { userId: '00000000-0000-4000-8000-000000000000' } })).statusCode).toBe(404);
     expect((await call(app, alice, { method: 'POST', url: '/api/blocks', payload: {} })).statusCode).toBe(400);
     expect((await call(app, null, { method: 'POST', url: '/api/blocks', payload: { userId: bob.userId } })).statusCode).toBe(401);

@@ -53,7 +53,7 @@ export function CommentForm({ label, submitLabel, value, onChange, onSubmit, onC
           value={value}
           maxLength={COMMENT_MAX}
           rows={3}
-          // the box was opened by a press on Reply or Edit: typing goes straight in
+          // biome-ignore lint/a11y/noAutofocus: the box was opened by a press on Reply or Edit: typing goes straight in
           autoFocus={autoFocus}
           onChange={(e) => onChange(e.target.value)}
           onKeyDown={onKeyDown}

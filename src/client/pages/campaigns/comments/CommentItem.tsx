@@ -147,7 +147,7 @@ export function CommentItem({ comment: c, campaignId, viewer, onReplied, onChang
         <>
           {/* plain text: React escapes it; pre-wrap keeps the line breaks */}
           <p className="comment-text prewrap">{c.text}</p>
-          {c.imageUrl && <img className="comment-image" src={c.imageUrl} alt={`Image in ${commentLabel(c).toLowerCase()}`} loading="lazy" />}
+          {c.imageUrl && <img className="comment-image" src={c.imageUrl} alt={`Attached to the ${commentLabel(c).toLowerCase()}`} loading="lazy" />}
         </>
       )}
 
