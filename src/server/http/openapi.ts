@@ -275,6 +275,7 @@ const DOCS_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Kindling API reference</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/api/docs/swagger-ui.css">
 <link rel="stylesheet" href="/api/docs/page.css">
 </head>
