@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { M } from '../../../shared/messages';
 import { ChangePasswordInput } from '../../../shared/schemas/auth';
-import { Field } from '../../components/Field';
+import { PasswordField } from '../../components/AccountFields';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { useFormErrors, validate } from '../../lib/forms';
@@ -31,26 +31,15 @@ export function ChangePasswordForm() {
     <section className="card" aria-labelledby="change-password-title">
       <h2 id="change-password-title">Change password</h2>
       <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
-        <Field
+        <PasswordField
+          kind="current"
           label="Current password"
-          required
-          type="password"
           name="currentPassword"
-          autoComplete="current-password"
           value={currentPassword}
-          onChange={(e) => setCurrent(e.target.value)}
+          onValue={setCurrent}
           error={errors.currentPassword}
         />
-        <Field
-          label="New password"
-          required
-          type="password"
-          name="newPassword"
-          autoComplete="new-password"
-          value={newPassword}
-          onChange={(e) => setNew(e.target.value)}
-          error={errors.newPassword}
-        />
+        <PasswordField kind="new" label="New password" name="newPassword" value={newPassword} onValue={setNew} error={errors.newPassword} />
         <Notice kind="error">{change.isError ? errorMessage(change.error, M.passwordChangeFailed) : null}</Notice>
         <Notice kind="success">{change.isSuccess ? M.passwordChanged : null}</Notice>
         <button type="submit" className="button" disabled={change.isPending}>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { M } from '../../../shared/messages';
 import { UpdateProfileInput } from '../../../shared/schemas/profiles';
 import type { UserDto } from '../../../shared/schemas/user';
+import { PhoneField, UsernameField } from '../../components/AccountFields';
 import { Field } from '../../components/Field';
 import { Notice } from '../../components/Notice';
 import { TagInput } from '../../components/TagInput';
@@ -46,27 +47,8 @@ export function ProfileForm({ user }: { user: UserDto }) {
     <section className="card">
       <h2>Profile details</h2>
       <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
-        <Field
-          label="Username"
-          hint="optional"
-          name="username"
-          autoComplete="username"
-          autoCapitalize="none"
-          spellCheck={false}
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-          error={errors.username}
-        />
-        <Field
-          label="Phone"
-          hint="optional"
-          type="tel"
-          name="phone"
-          autoComplete="tel"
-          value={phone}
-          onChange={(e) => setPhone(e.target.value)}
-          error={errors.phone}
-        />
+        <UsernameField value={username} onValue={setUsername} error={errors.username} />
+        <PhoneField value={phone} onValue={setPhone} error={errors.phone} />
         <Field label="Name" hint="optional" name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} />
         <TagInput label="Tags" hint="what you do or like" tags={tags} onChange={setTags} error={errors.tags} />
         <Notice kind="error">{update.isError ? errorMessage(update.error, M.profileUpdateFailed) : null}</Notice>

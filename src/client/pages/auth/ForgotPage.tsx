@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { ForgotPasswordInput } from '../../../shared/schemas/auth';
-import { Field } from '../../components/Field';
+import { EmailField } from '../../components/AccountFields';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { useFormErrors, validate } from '../../lib/forms';
@@ -26,16 +26,7 @@ export default function ForgotPage() {
     <AuthCard title="Forgot password" footer={<Link to="/login">Back to log in</Link>}>
       <p className="muted">Enter your email and we will send you a link to choose a new password.</p>
       <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
-        <Field
-          label="Email"
-          required
-          type="email"
-          name="email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={errors.email}
-        />
+        <EmailField value={email} onValue={setEmail} error={errors.email} />
         <Notice kind="success">{forgot.isSuccess ? forgot.data.message || M.emailSentIfExists : null}</Notice>
         <Notice kind="error">{forgot.isError ? errorMessage(forgot.error, M.requestFailed) : null}</Notice>
         <button type="submit" className="button button-block" disabled={forgot.isPending}>

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { LoginInput } from '../../../shared/schemas/auth';
 import { safeReturnPath } from '../../auth/returnTo';
-import { Field } from '../../components/Field';
+import { EmailField, PasswordField } from '../../components/AccountFields';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { useFormErrors, validate } from '../../lib/forms';
@@ -43,26 +43,8 @@ export default function LoginPage() {
       }
     >
       <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
-        <Field
-          label="Email"
-          required
-          type="email"
-          name="email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={errors.email}
-        />
-        <Field
-          label="Password"
-          required
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.password}
-        />
+        <EmailField value={email} onValue={setEmail} error={errors.email} />
+        <PasswordField kind="current" value={password} onValue={setPassword} error={errors.password} />
         <Notice kind="error">{login.isError ? errorMessage(login.error, M.requestFailed) : null}</Notice>
         <button type="submit" className="button button-block" disabled={busy}>
           Log in

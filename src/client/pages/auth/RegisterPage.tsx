@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { RegisterInput } from '../../../shared/schemas/auth';
-import { Field } from '../../components/Field';
+import { EmailField, PasswordField, PhoneField, UsernameField } from '../../components/AccountFields';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { useFormErrors, validate } from '../../lib/forms';
@@ -54,47 +54,10 @@ export default function RegisterPage() {
   return (
     <AuthCard title="Create account" footer={loginLink}>
       <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
-        <Field
-          label="Email"
-          required
-          type="email"
-          name="email"
-          autoComplete="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={errors.email}
-        />
-        <Field
-          label="Username"
-          hint="optional"
-          name="username"
-          autoComplete="username"
-          autoCapitalize="none"
-          spellCheck={false}
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-          error={errors.username}
-        />
-        <Field
-          label="Phone"
-          hint="optional"
-          type="tel"
-          name="phone"
-          autoComplete="tel"
-          value={phone}
-          onChange={(e) => setPhone(e.target.value)}
-          error={errors.phone}
-        />
-        <Field
-          label="Password"
-          required
-          type="password"
-          name="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.password}
-        />
+        <EmailField value={email} onValue={setEmail} error={errors.email} />
+        <UsernameField value={username} onValue={setUsername} error={errors.username} />
+        <PhoneField value={phone} onValue={setPhone} error={errors.phone} />
+        <PasswordField kind="new" value={password} onValue={setPassword} error={errors.password} />
         <Notice kind="error">{register.isError ? errorMessage(register.error, M.requestFailed) : null}</Notice>
         <button type="submit" className="button button-block" disabled={register.isPending}>
           Create account

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { ResetPasswordInput } from '../../../shared/schemas/auth';
-import { Field } from '../../components/Field';
+import { PasswordField } from '../../components/AccountFields';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { useFormErrors, validate } from '../../lib/forms';
@@ -29,16 +29,7 @@ export default function ResetPage() {
         <Notice kind="success">{reset.data.message || M.passwordReset}</Notice>
       ) : (
         <form ref={formRef} className="form" onSubmit={onSubmit} noValidate>
-          <Field
-            label="New password"
-            required
-            type="password"
-            name="password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={errors.password}
-          />
+          <PasswordField kind="new" label="New password" value={password} onValue={setPassword} error={errors.password} />
           <Notice kind="error">{errors.token ?? (reset.isError ? errorMessage(reset.error, M.requestFailed) : null)}</Notice>
           <button type="submit" className="button button-block" disabled={reset.isPending}>
             {M.updatePassword}
