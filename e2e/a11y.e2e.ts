@@ -7,7 +7,7 @@ import { users } from '../src/server/db/schema';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
 import { appRouteNames, matchAppRoute } from '../src/shared/routes';
 import { call, login, signUp } from '../test/helpers';
-import { settle, startHarness, type Harness } from './harness';
+import { requestsInFlight, settle, startHarness, type Harness } from './harness';
 
 /*
  * axe-core (WCAG 2.0 A/AA, 2.1 AA, 2.2 AA) on every route of the app (src/client/App.tsx) for a
@@ -138,10 +138,10 @@ const routes = () => [
 ];
 
 /** The page has loaded what it shows: its heading, no loading state left, the requests it made answered. */
-async function loaded(page: Page) {
+async function loaded(page: Page, pending: () => number) {
   await page.locator('h1').first().waitFor();
-  await page.waitForLoadState('networkidle');
   await expect.poll(() => page.locator('.loading, [aria-busy="true"]').count()).toBe(0);
+  await expect.poll(pending).toBe(0);
   await settle(page);
 }
 
@@ -153,10 +153,11 @@ const describeViolation = (v: Result) =>
 
 async function check(page: Page, who: string) {
   const found: string[] = [];
+  const pending = requestsInFlight(page);
   for (const path of routes()) {
     await page.setViewportSize({ width: WIDTHS[0], height: 900 });
     await page.goto(path);
-    await loaded(page);
+    await loaded(page, pending);
     for (const width of WIDTHS) {
       if (width !== WIDTHS[0]) {
         await page.setViewportSize({ width, height: 900 });

@@ -139,3 +139,16 @@ export async function watchText(page: Page, text: string): Promise<() => Promise
   );
   return () => seen;
 }
+
+/**
+ * The page's requests still waiting for their answer, from now on: a page has loaded what it
+ * asked for when this is 0 (unlike Playwright's `networkidle`, which waits half a second of
+ * silence each time).
+ */
+export function requestsInFlight(page: Page): () => number {
+  const open = new Set<unknown>();
+  page.on('request', (r) => open.add(r));
+  page.on('requestfinished', (r) => open.delete(r));
+  page.on('requestfailed', (r) => open.delete(r));
+  return () => open.size;
+}
