@@ -614,6 +614,7 @@ export async function benchDonations(
   // off (as for the lists), the write budgets too (a donor may try 10 an hour)
   const settings: NodeJS.ProcessEnv = {
     CLIENT_CONCURRENCY: '0',
+    CLIENT_RATE: '0',
     WRITE_LIMITS: 'off',
     RATE_LIMIT_PER_MINUTE: '0',
     DATA_DIR: ctx.dataDir,

@@ -650,8 +650,9 @@ other.
   \`VACUUM ANALYZE\`.
 - **Servers:** the app (as \`npm start\` runs it, \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`,
   \`RATE_LIMIT_PER_MINUTE=0\`, its normal pool of 10 connections; for the lists also
-  \`CLIENT_CONCURRENCY=0\`, since their ten connections stand for ten clients but come from one
-  address, while the comments part runs it with its per-address limit as configured) and a baseline
+  \`CLIENT_CONCURRENCY=0 CLIENT_RATE=0\`, since their ten connections stand for ten clients but come from one
+  address; the comments part times its reads with \`CLIENT_RATE=0\` too and the list under readers
+  with the per-address limits as configured) and a baseline
   (\`bench/raw-server.ts\`): bare Fastify + postgres.js running *exactly* the statements the REST
   list runs for the same request, the same way (taken from the service's own list queries,
   \`createCampaignListQueries(db).statements(...)\` after one request through them: prepared where
@@ -681,7 +682,7 @@ other.
   (90,000 threads, a reply on every 18th and 5,001 replies on the one in the middle, 1 % deleted),
   one campaign 10, and 1-3 to a tenth of the others. With one connection: the first page of
   threads of each (\`/api/campaigns/:id/comments\`), a page at 90 % by cursor, and the long
-  thread's replies (first page and at 90 %). Then \`GET /api/campaigns?limit=5\` with one
+  thread's replies (first page and at 90 %). Then \`GET /api/campaigns?limit=5\` 20 times a second on one
   connection from 127.0.0.2 alone and while ten connections from 127.0.0.1 read the first page of
   the 10-comment campaign or of the 100,000 one, flat out and at a steady \`--rate\`: to the app,
   two clients. Targets: the 100,000 campaign's first page within 1.2x the 10-comment one (p95);
@@ -691,7 +692,7 @@ other.
   test card through \`POST /api/campaigns/:id/donations\` (a new \`Idempotency-Key\` each), ten
   connections over ${WRITE_CAMPAIGNS.toLocaleString('en-US')} campaigns in turn and all to one campaign, next to a bare route of the
   baseline (\`POST /raw/campaigns/:id/donations\`: the donation, its ledger group and the group's two
-  entries in one transaction, the same triggers firing); the app runs with \`CLIENT_CONCURRENCY=0\` and
+  entries in one transaction, the same triggers firing); the app runs with \`CLIENT_CONCURRENCY=0 CLIENT_RATE=0\` and
   \`WRITE_LIMITS=off\` (ten donors from one address). The seed gives one campaign ${HOT_DONATIONS.toLocaleString('en-US')} succeeded
   donations (one transaction; the two triggers that keep \`campaign_totals\` are disabled in it and
   the totals computed in bulk, then checked against the ledger); its detail and the list page that
@@ -762,6 +763,10 @@ const COMMENTS_START = '<!-- results comments -->';
 const COMMENTS_END = '<!-- /results comments -->';
 /** Where the comments part's list reader connects from (the readers use 127.0.0.1). */
 const LIST_READER_ADDRESS = '127.0.0.2';
+/** Requests a second of the list reader (below the app's default CLIENT_RATE, 30). */
+const LIST_READER_RATE = 20;
+/** Seconds the list reader is timed under each condition: 200 answers, so the p95 is the 10th slowest. */
+const LIST_READER_SECONDS = 10;
 
 /**
  * Readers in the background until stopped, on `connections` keep-alive connections: flat out
@@ -835,9 +840,10 @@ function backgroundLoad(s: Scenario, connections: number, rate?: number) {
 }
 
 /**
- * The list reader of the comments part: one keep-alive connection from `localAddress`, each
- * request sent when the last is answered (closed loop, as autocannon with one connection). It
- * comes from an address of its own (127.0.0.2, still loopback) so the app tells it apart from
+ * The list reader of the comments part: one keep-alive connection from `localAddress`, a request
+ * every 1/LIST_READER_RATE s (or as soon as the last is answered, when that is later): a person's
+ * pace, within the app's budget per address (CLIENT_RATE), so its own budget never holds it back.
+ * It comes from an address of its own (127.0.0.2, still loopback) so the app tells it apart from
  * the readers (127.0.0.1), as it would two clients. Latency is from sending to the end of the body.
  */
 async function probeLoad(s: Scenario, duration: number, localAddress: string): Promise<LoadResult> {
@@ -848,7 +854,9 @@ async function probeLoad(s: Scenario, duration: number, localAddress: string): P
   const started = performance.now();
   const until = started + duration * 1000;
   try {
-    while (performance.now() < until) {
+    for (let i = 0; performance.now() < until; i++) {
+      const wait = started + (i * 1000) / LIST_READER_RATE - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const t0 = performance.now();
       await new Promise<void>((resolve) => {
         const req = http.get(s.url, { agent, timeout: 10_000 }, (res) => {
@@ -878,12 +886,12 @@ async function probeLoad(s: Scenario, duration: number, localAddress: string): P
 /** Reads of the comment threads, then a small campaign list alone and while ten connections read a thread; writes its section of docs/benchmarks.md. */
 async function benchComments(
   o: Options,
-  base: string,
-  meter: CpuMeter,
+  reads: { base: string; meter: CpuMeter },
+  fairApp: () => Promise<{ base: string; meter: CpuMeter; config: Pick<Config, 'clientConcurrency' | 'clientQueue' | 'clientRate' | 'clientBurst'> }>,
   t: CommentTargets,
   env: { pgVersion: string; sharedBuffers: string },
-  config: Pick<Config, 'clientConcurrency' | 'clientQueue'>,
 ) {
+  let { base, meter } = reads;
   const threads = (id: string, qs = '') => `${base}/api/campaigns/${id}/comments${qs}`;
   const big = BIG_COMMENTS.toLocaleString('en-US');
   const scenarios: Scenario[] = [
@@ -927,7 +935,12 @@ async function benchComments(
   const singles: Measured[] = [];
   for (const s of scenarios) singles.push(await measure(s, meter, single));
 
-  // GET /api/campaigns?limit=5 with one connection, alone and while ten connections read a thread
+  // GET /api/campaigns?limit=5 with one connection, alone and while ten connections read a thread,
+  // on the app with its default per-address limits
+  const fair = await fairApp();
+  ({ base, meter } = fair);
+  const { config } = fair;
+  for (const s of scenarios) s.url = s.url.replace(reads.base, base);
   const list: Scenario = { key: 'list5', label: 'GET /api/campaigns?limit=5', url: `${base}/api/campaigns?limit=5`, server: 'app' };
   const conditions: { label: string; readers?: Scenario; rate?: number }[] = [
     { label: 'nothing else' },
@@ -939,7 +952,9 @@ async function benchComments(
       rate: o.rate,
     },
   ];
-  console.log(`\nGET /api/campaigns?limit=5, one connection from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${single.duration} s each), while:`);
+  console.log(
+    `\nGET /api/campaigns?limit=5, ${LIST_READER_RATE} a second from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${LIST_READER_SECONDS} s each), while:`,
+  );
   await probeLoad(list, o.warmup, LIST_READER_ADDRESS);
   const probes: { label: string; rps: number; p50: number; p95: number; p99: number; readers: number; refused: number; bad: number; otherLoad: number }[] = [];
   for (const c of conditions) {
@@ -951,7 +966,7 @@ async function benchComments(
       const before = await meter.snapshot();
       const answeredBefore = bg?.answered() ?? 0;
       const refusedBefore = bg?.refused() ?? 0;
-      const r = await probeLoad(list, single.duration, LIST_READER_ADDRESS);
+      const r = await probeLoad(list, LIST_READER_SECONDS, LIST_READER_ADDRESS);
       const after = await meter.snapshot();
       const seconds = (after.at - before.at) / 1000;
       r.samples.sort((a, b) => a - b);
@@ -1007,10 +1022,12 @@ async function benchComments(
         `${m.bad || m.timeouts ? ` (${m.bad + m.timeouts} failed)` : ''}`,
     ),
     '',
-    `\`GET /api/campaigns?limit=5\`, one connection from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${single.duration} s each), while something else runs; the readers come from 127.0.0.1. ` +
-      (config.clientConcurrency > 0
-        ? `The app handles at most ${config.clientConcurrency} requests of one address at once, ${config.clientQueue} more wait (CLIENT_CONCURRENCY, CLIENT_QUEUE):`
-        : 'The per-address limit is off (CLIENT_CONCURRENCY=0):'),
+    `\`GET /api/campaigns?limit=5\`, ${LIST_READER_RATE} a second on one connection from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${LIST_READER_SECONDS} s each), ` +
+      'while something else runs; the readers come from 127.0.0.1. The app runs with its default limits per address: ' +
+      (config.clientConcurrency > 0 ? `at most ${config.clientConcurrency} requests handled at once` : 'no limit on requests at once') +
+      ', ' +
+      (config.clientRate > 0 ? `${config.clientRate} a second on average (${config.clientBurst} at once after a pause)` : 'no budget over time') +
+      `, ${config.clientQueue} more wait (CLIENT_CONCURRENCY, CLIENT_RATE, CLIENT_BURST, CLIENT_QUEUE):`,
     '',
     '| while | req/s | p50 ms | p95 ms | p99 ms | readers, req/s |',
     '|---|---:|---:|---:|---:|---:|',
@@ -1276,8 +1293,8 @@ async function main() {
       return { child, base, meter: cpuMeter(probe, child.proc.pid!, raw.proc.pid!), config: loadConfig(env) };
     };
     // The lists part's ten connections stand for ten clients but come from one address: the
-    // app's per-address limit (CLIENT_CONCURRENCY) would measure itself there, so it is off.
-    let current = runs('lists') ? await startApp({ CLIENT_CONCURRENCY: '0' }) : null;
+    // app's per-address limits (CLIENT_CONCURRENCY, CLIENT_RATE) would measure themselves there, so they are off.
+    let current = runs('lists') ? await startApp({ CLIENT_CONCURRENCY: '0', CLIENT_RATE: '0' }) : null;
     const base = current?.base ?? '';
     const meter = current?.meter as CpuMeter;
 
@@ -1437,11 +1454,23 @@ async function main() {
       if ([...results, ...singles, ...steadies].some((r) => r.bad)) process.exitCode = 1;
     }
     if (runs('comments')) {
-      // the comments part runs the app with its own settings (the per-address limit on): there
-      // the ten readers are one client and the list reader another
+      // the thread reads are timed flat out from one address, so without the per-address budget
+      // (it would time itself); the list under readers runs the app with its defaults: there the
+      // ten readers are one client and the list reader another
       if (current) await stopChild(current.child);
-      current = await startApp({});
-      await benchComments(o, current.base, current.meter, commentTargets, { pgVersion, sharedBuffers }, current.config);
+      current = await startApp({ CLIENT_RATE: '0' });
+      const reads = current;
+      await benchComments(
+        o,
+        reads,
+        async () => {
+          await stopChild(reads.child);
+          current = await startApp({});
+          return current;
+        },
+        commentTargets,
+        { pgVersion, sharedBuffers },
+      );
     }
     if (runs('donations')) {
       // last: it writes (donations to 2,002 campaigns); it starts the app with its own settings

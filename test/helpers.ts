@@ -56,12 +56,13 @@ export function testDataDir(): string {
  * The app's configuration for a test. The per-account write budgets are off by default: tests
  * build their fixtures from one account faster than any person writes. write-limits.test.ts
  * turns them on (`writeLimits: true`) and checks each one. So is the per-address limit on
- * requests in progress (many tests send everything from one address at once);
- * http/client-limit.test.ts turns it on (`clientConcurrency`, `clientQueue`).
+ * requests in progress and its budget over time (many tests send everything from one address at
+ * once, and faster than a person); http/client-limit.test.ts turns them on (`clientConcurrency`,
+ * `clientQueue`, `clientRate`, `clientBurst`).
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10', WRITE_LIMITS: 'off', CLIENT_CONCURRENCY: '0' }),
+    ...loadConfig({ NODE_ENV: 'test', APP_URL: ORIGIN, RATE_LIMIT_PER_MINUTE: '10', WRITE_LIMITS: 'off', CLIENT_CONCURRENCY: '0', CLIENT_RATE: '0' }),
     dataDir: testDataDir(),
     ...overrides,
   };

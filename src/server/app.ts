@@ -7,7 +7,7 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Deps } from './deps';
 import { registerBuiltClient, registerViteDev } from './http/client-app';
-import { registerClientLimit } from './http/client-limit';
+import { type LimitClock, registerClientLimit } from './http/client-limit';
 import { registerErrorHandler } from './http/errors';
 import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
@@ -69,6 +69,8 @@ export interface BuildAppOptions {
   storage?: Storage;
   /** The payment provider (defaults to the configured one: config.stripe, else the sandbox). */
   payments?: PaymentProvider;
+  /** The time the per-address limit goes by (defaults to the real one; a test moves its own). */
+  clientLimitClock?: LimitClock;
 }
 
 /** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
@@ -139,7 +141,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerErrorHandler(app);
   registerSecurityHeaders(app, { dev: opts.client === 'dev' });
   // before anything reads a body or a session: one address cannot take the server from others
-  registerClientLimit(app, { concurrency: config.clientConcurrency, queue: config.clientQueue });
+  registerClientLimit(app, {
+    concurrency: config.clientConcurrency,
+    queue: config.clientQueue,
+    rate: config.clientRate,
+    burst: config.clientBurst,
+    clock: opts.clientLimitClock,
+  });
   // answers above 1 KB go out brotli or gzip (as the client accepts); the built client's files
   // are compressed at build time and carry their encoding already. Request bodies are left as sent.
   await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024, globalDecompression: false });

@@ -31,6 +31,16 @@ export const HTTP_TIMEOUT_DEFAULTS = {
 export const CLIENT_LIMIT_DEFAULTS = {
   concurrency: 2,
   queue: 16,
+  /**
+   * A budget over time on top (`rate` requests a second on average, `burst` at once after a
+   * quiet spell): past it, an address's requests wait (counted among the `queue`) until the
+   * budget allows them, so one address asking flat out is held to `rate` a second however many
+   * connections it opens, and the server keeps its time for everybody else. A person in a
+   * browser asks a few things a page; 30 a second is a page of a list every few tens of
+   * milliseconds, without pause.
+   */
+  rate: 30,
+  burst: 120,
 } as const;
 
 const optionalUrl = z
@@ -92,6 +102,9 @@ const ConfigSchema = z.object({
   /** Requests of one client address handled at once (0 turns the limit off), and how many more may wait (CLIENT_LIMIT_DEFAULTS). */
   CLIENT_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).default(CLIENT_LIMIT_DEFAULTS.concurrency),
   CLIENT_QUEUE: z.coerce.number().int().min(0).max(10_000).default(CLIENT_LIMIT_DEFAULTS.queue),
+  /** Requests a second one address may send on average (0 turns the budget off), and at once after a quiet spell (CLIENT_LIMIT_DEFAULTS). */
+  CLIENT_RATE: z.coerce.number().min(0).max(1_000_000).default(CLIENT_LIMIT_DEFAULTS.rate),
+  CLIENT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(CLIENT_LIMIT_DEFAULTS.burst),
 });
 
 export type Config = {
@@ -125,6 +138,9 @@ export type Config = {
   /** Per-address fairness (CLIENT_LIMIT_DEFAULTS): requests handled at once (0: off) and waiting. */
   clientConcurrency: number;
   clientQueue: number;
+  /** Per-address budget over time (CLIENT_LIMIT_DEFAULTS): requests a second (0: off) and at once. */
+  clientRate: number;
+  clientBurst: number;
   /** SECRETS_KEY decoded (32 bytes); unset outside production, a key made once into DATA_DIR is used (modules/admin/secrets.ts). */
   secretsKey?: Buffer;
   dev: boolean;
@@ -170,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     keepAliveTimeoutMs: c.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientConcurrency: c.CLIENT_CONCURRENCY,
     clientQueue: c.CLIENT_QUEUE,
+    clientRate: c.CLIENT_RATE,
+    clientBurst: c.CLIENT_BURST,
     secretsKey,
     dev: opts.dev ?? false,
   };

@@ -9,6 +9,7 @@ import { openTestDatabase, testConfig } from '../../../test/helpers';
 import { checkContract } from '../../../test/contract';
 import { z } from 'zod';
 import { plainRoute } from './rest';
+import type { LimitClock } from './client-limit';
 
 // A real listening server whose clients come from two loopback addresses, with the per-address
 // limit at 2 requests handled at once and 2 waiting. A test route holds each request until the
@@ -68,10 +69,10 @@ interface Answer {
 }
 
 /** A GET from `address` on a connection of its own; `abort` closes the connection before the answer. */
-function get(address: string, path: string): { answer: Promise<Answer>; abort(): void } {
+function get(address: string, path: string, to = port): { answer: Promise<Answer>; abort(): void } {
   let req!: http.ClientRequest;
   const answer = new Promise<Answer>((resolve, reject) => {
-    req = http.get({ host: '127.0.0.1', port, path, localAddress: address, agent: false }, (res) => {
+    req = http.get({ host: '127.0.0.1', port: to, path, localAddress: address, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -121,8 +122,12 @@ async function releaseAll(answers: Promise<Answer>[]): Promise<Answer[]> {
 
 describe('requests in progress per client address', () => {
   it('has a documented default, set from the environment, and is off in tests unless turned on', () => {
-    expect(loadConfig({})).toMatchObject({ clientConcurrency: 2, clientQueue: 16 });
-    expect(CLIENT_LIMIT_DEFAULTS).toEqual({ concurrency: 2, queue: 16 });
+    expect(loadConfig({})).toMatchObject({ clientConcurrency: 2, clientQueue: 16, clientRate: 30, clientBurst: 120 });
+    expect(CLIENT_LIMIT_DEFAULTS).toEqual({ concurrency: 2, queue: 16, rate: 30, burst: 120 });
+    expect(loadConfig({ CLIENT_RATE: '0.5', CLIENT_BURST: '1' })).toMatchObject({ clientRate: 0.5, clientBurst: 1 });
+    expect(() => loadConfig({ CLIENT_BURST: '0' })).toThrow(/CLIENT_BURST/);
+    expect(() => loadConfig({ CLIENT_RATE: 'fast' })).toThrow(/CLIENT_RATE/);
+    expect(testConfig().clientRate).toBe(0);
     expect(loadConfig({ CLIENT_CONCURRENCY: '8', CLIENT_QUEUE: '0' })).toMatchObject({ clientConcurrency: 8, clientQueue: 0 });
     expect(loadConfig({ CLIENT_CONCURRENCY: '0' })).toMatchObject({ clientConcurrency: 0 });
     expect(() => loadConfig({ CLIENT_CONCURRENCY: '-1' })).toThrow(/CLIENT_CONCURRENCY/);
@@ -239,5 +244,126 @@ describe('requests in progress per client address, turned off', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+/** A clock the test moves by hand: the budget's waits end exactly when the test says, never by the machine's speed. */
+class ManualClock implements LimitClock {
+  private t = 0;
+  private timers: { at: number; fn: () => void }[] = [];
+  now() {
+    return this.t;
+  }
+  after(ms: number, fn: () => void) {
+    const timer = { at: this.t + ms, fn };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((x) => x !== timer);
+    };
+  }
+  get pending() {
+    return this.timers.length;
+  }
+  advance(ms: number) {
+    this.t += ms;
+    const due = this.timers.filter((x) => x.at <= this.t);
+    this.timers = this.timers.filter((x) => x.at > this.t);
+    for (const d of due) d.fn();
+  }
+}
+
+/** Whether `p` has settled, after the event loop has had its turns (the manual clock holds anything that waits for time). */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('a budget over time per client address', () => {
+  let budgeted: FastifyInstance;
+  let budgetedPort: number;
+  let clock: ManualClock;
+  const list = '/api/campaigns?limit=1';
+
+  beforeAll(async () => {
+    clock = new ManualClock();
+    // 2 a second (one every 500 ms), 3 at once, 2 may wait; no limit on requests at once
+    budgeted = checkContract(
+      await buildApp({
+        config: testConfig({ clientConcurrency: 0, clientQueue: 2, clientRate: 2, clientBurst: 3 }),
+        db: database.db,
+        client: 'none',
+        logger: false,
+        clientLimitClock: clock,
+      }),
+    );
+    await budgeted.listen({ port: 0, host: '127.0.0.1' });
+    budgetedPort = (budgeted.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await budgeted?.close();
+  });
+
+  it('answers a burst at once, holds the requests past it until the budget allows them, refuses past the queue, and serves another address meanwhile', async () => {
+    const burst = await Promise.all([0, 1, 2].map(() => get(A, list, budgetedPort).answer));
+    expect(burst.map((r) => r.status)).toEqual([200, 200, 200]);
+
+    // the 4th may start 500 ms after the burst, the 5th 500 ms later: both wait, unread
+    const fourth = get(A, list, budgetedPort);
+    const fifth = get(A, list, budgetedPort);
+    await expect.poll(() => budgeted.clientLimits.underWay(A)).toEqual({ active: 0, waiting: 2 });
+    expect(clock.pending).toBe(2);
+
+    // the queue is full: the 6th is refused, told to come back when the budget has room (1.5 s: 2)
+    const refused = await get(A, list, budgetedPort).answer;
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect(JSON.parse(refused.body)).toEqual({ error: M.tooManyAtOnce });
+    // tRPC is the same budget
+    expect((await get(A, `/trpc/campaigns.list?input=${encodeURIComponent('{"json":{}}')}`, budgetedPort).answer).status).toBe(429);
+
+    // another address has a budget of its own
+    expect((await get(B, list, budgetedPort).answer).status).toBe(200);
+
+    clock.advance(499);
+    expect(await settled(fourth.answer)).toBe(false);
+    clock.advance(1);
+    expect((await fourth.answer).status).toBe(200);
+    expect(await settled(fifth.answer)).toBe(false);
+    clock.advance(500);
+    expect((await fifth.answer).status).toBe(200);
+    await expect.poll(() => budgeted.clientLimits.addresses).toBe(0);
+
+    // one request a second is within the rate: never held
+    for (let i = 0; i < 4; i++) {
+      clock.advance(1000);
+      expect((await get(A, list, budgetedPort).answer).status).toBe(200);
+    }
+    // after a quiet spell the whole burst is there again
+    clock.advance(10_000);
+    expect((await Promise.all([0, 1, 2].map(() => get(A, list, budgetedPort).answer))).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(budgeted.clientLimits.underWay(A)).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('gives a held place back when its client goes away', async () => {
+    clock.advance(10_000);
+    await Promise.all([0, 1, 2].map(() => get(A, list, budgetedPort).answer));
+    const gone = get(A, list, budgetedPort);
+    const stays = get(A, list, budgetedPort);
+    await expect.poll(() => budgeted.clientLimits.underWay(A)).toEqual({ active: 0, waiting: 2 });
+    gone.abort();
+    await expect(gone.answer).rejects.toThrow();
+    await expect.poll(() => budgeted.clientLimits.underWay(A)).toEqual({ active: 0, waiting: 1 });
+    expect(clock.pending).toBe(1);
+    // its place is free: the next one waits instead of being refused
+    const next = get(A, list, budgetedPort);
+    await expect.poll(() => budgeted.clientLimits.underWay(A)).toEqual({ active: 0, waiting: 2 });
+    clock.advance(60_000);
+    expect((await Promise.all([stays.answer, next.answer])).map((r) => r.status)).toEqual([200, 200]);
+    await expect.poll(() => budgeted.clientLimits.addresses).toBe(0);
   });
 });
