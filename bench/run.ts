@@ -765,8 +765,10 @@ const COMMENTS_END = '<!-- /results comments -->';
 const LIST_READER_ADDRESS = '127.0.0.2';
 /** Requests a second of the list reader (below the app's default CLIENT_RATE, 30). */
 const LIST_READER_RATE = 20;
-/** Seconds the list reader is timed under each condition: 200 answers, so the p95 is the 10th slowest. */
-const LIST_READER_SECONDS = 10;
+/** Seconds the list reader is timed under each condition, in all: 240 answers, so the p95 is the 12th slowest. */
+const LIST_READER_SECONDS = 12;
+/** Rounds the conditions take in turn (each a third of LIST_READER_SECONDS). */
+const LIST_READER_ROUNDS = 3;
 
 /**
  * Readers in the background until stopped, on `connections` keep-alive connections: flat out
@@ -953,43 +955,69 @@ async function benchComments(
     },
   ];
   console.log(
-    `\nGET /api/campaigns?limit=5, ${LIST_READER_RATE} a second from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${LIST_READER_SECONDS} s each), while:`,
+    `\nGET /api/campaigns?limit=5, ${LIST_READER_RATE} a second from ${LIST_READER_ADDRESS} (${LIST_READER_ROUNDS} rounds of ${single.warmup} s warm-up + ${LIST_READER_SECONDS / LIST_READER_ROUNDS} s each), while:`,
   );
   await probeLoad(list, o.warmup, LIST_READER_ADDRESS);
-  const probes: { label: string; rps: number; p50: number; p95: number; p99: number; readers: number; refused: number; bad: number; otherLoad: number }[] = [];
-  for (const c of conditions) {
-    process.stdout.write(`  ${c.label.padEnd(86)}`);
-    await waitForQuiet(meter);
-    const bg = c.readers ? backgroundLoad(c.readers, o.connections, c.rate) : null;
-    try {
-      await probeLoad(list, single.warmup, LIST_READER_ADDRESS);
-      const before = await meter.snapshot();
-      const answeredBefore = bg?.answered() ?? 0;
-      const refusedBefore = bg?.refused() ?? 0;
-      const r = await probeLoad(list, LIST_READER_SECONDS, LIST_READER_ADDRESS);
-      const after = await meter.snapshot();
-      const seconds = (after.at - before.at) / 1000;
-      r.samples.sort((a, b) => a - b);
-      const m = {
-        label: c.label,
-        rps: r.total / r.seconds,
-        p50: percentile(r.samples, 0.5),
-        p95: percentile(r.samples, 0.95),
-        p99: percentile(r.samples, 0.99),
-        readers: bg ? (bg.answered() - answeredBefore - (bg.refused() - refusedBefore)) / seconds : 0,
-        refused: bg ? bg.refused() - refusedBefore : 0,
-        bad: r.bad + r.timeouts + (bg?.bad() ?? 0),
-        otherLoad: otherCores(before, after),
-      };
-      probes.push(m);
-      process.stdout.write(
-        `${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(1)}  p95 ${m.p95.toFixed(1)}  p99 ${m.p99.toFixed(1)} ms` +
-          `${bg ? `  readers ${m.readers.toFixed(0)} req/s${m.refused ? ` (${m.refused} refused, 429)` : ''}` : ''}${m.otherLoad >= 0.3 ? `  (others: ${m.otherLoad.toFixed(1)} cores)` : ''}${m.bad ? `  (${m.bad} failed!)` : ''}\n`,
-      );
-    } finally {
-      await bg?.stop();
+  // The conditions take turns, LIST_READER_ROUNDS rounds of each: a change in the machine's other
+  // load falls on all of them alike, and each condition's percentiles are over all its rounds.
+  type Probe = { label: string; rps: number; p50: number; p95: number; p99: number; readers: number; refused: number; bad: number; otherLoad: number };
+  const acc = conditions.map(() => ({ samples: [] as number[], total: 0, seconds: 0, readerAnswers: 0, readerSeconds: 0, refused: 0, bad: 0, otherLoad: 0 }));
+  const roundSeconds = LIST_READER_SECONDS / LIST_READER_ROUNDS;
+  const readerWarmup = config.clientRate > 0 ? Math.ceil(config.clientBurst / config.clientRate) + single.warmup : single.warmup;
+  for (let round = 1; round <= LIST_READER_ROUNDS; round++) {
+    console.log(`  round ${round} of ${LIST_READER_ROUNDS}:`);
+    for (const [i, c] of conditions.entries()) {
+      process.stdout.write(`    ${c.label.padEnd(86)}`);
+      await waitForQuiet(meter);
+      const bg = c.readers ? backgroundLoad(c.readers, o.connections, c.rate) : null;
+      try {
+        // with readers, the warm-up lasts until their burst is spent (CLIENT_BURST / CLIENT_RATE): what is timed is their steady state
+        await probeLoad(list, c.readers ? readerWarmup : single.warmup, LIST_READER_ADDRESS);
+        const before = await meter.snapshot();
+        const answeredBefore = bg?.answered() ?? 0;
+        const refusedBefore = bg?.refused() ?? 0;
+        const r = await probeLoad(list, roundSeconds, LIST_READER_ADDRESS);
+        const after = await meter.snapshot();
+        const seconds = (after.at - before.at) / 1000;
+        const a = acc[i];
+        a.samples.push(...r.samples);
+        a.total += r.total;
+        a.seconds += r.seconds;
+        const refused = bg ? bg.refused() - refusedBefore : 0;
+        if (bg) {
+          a.readerAnswers += bg.answered() - answeredBefore - refused;
+          a.readerSeconds += seconds;
+        }
+        a.refused += refused;
+        a.bad += r.bad + r.timeouts + (bg?.bad() ?? 0);
+        const other = otherCores(before, after);
+        a.otherLoad = Math.max(a.otherLoad, other);
+        const sorted = [...r.samples].sort((x, y) => x - y);
+        process.stdout.write(
+          `p50 ${percentile(sorted, 0.5).toFixed(1)}  p95 ${percentile(sorted, 0.95).toFixed(1)} ms` +
+            `${bg ? `  readers ${((bg.answered() - answeredBefore - refused) / seconds).toFixed(0)} req/s${refused ? ` (${refused} refused, 429)` : ''}` : ''}` +
+            `${other >= 0.3 ? `  (others: ${other.toFixed(1)} cores)` : ''}\n`,
+        );
+      } finally {
+        await bg?.stop();
+      }
     }
   }
+  const probes: Probe[] = conditions.map((c, i) => {
+    const a = acc[i];
+    a.samples.sort((x, y) => x - y);
+    return {
+      label: c.label,
+      rps: a.total / a.seconds,
+      p50: percentile(a.samples, 0.5),
+      p95: percentile(a.samples, 0.95),
+      p99: percentile(a.samples, 0.99),
+      readers: a.readerSeconds ? a.readerAnswers / a.readerSeconds : 0,
+      refused: a.refused,
+      bad: a.bad,
+      otherLoad: a.otherLoad,
+    };
+  });
 
   // --- report
   const by = (k: string) => singles.find((m) => m.key === k)!;
@@ -1022,7 +1050,7 @@ async function benchComments(
         `${m.bad || m.timeouts ? ` (${m.bad + m.timeouts} failed)` : ''}`,
     ),
     '',
-    `\`GET /api/campaigns?limit=5\`, ${LIST_READER_RATE} a second on one connection from ${LIST_READER_ADDRESS} (${single.warmup} s warm-up + ${LIST_READER_SECONDS} s each), ` +
+    `\`GET /api/campaigns?limit=5\`, ${LIST_READER_RATE} a second on one connection from ${LIST_READER_ADDRESS} (${LIST_READER_ROUNDS} rounds of ${single.warmup} s warm-up, ${readerWarmup} s with readers, while they spend their burst, + ${LIST_READER_SECONDS / LIST_READER_ROUNDS} s each, the conditions in turn), ` +
       'while something else runs; the readers come from 127.0.0.1. The app runs with its default limits per address: ' +
       (config.clientConcurrency > 0 ? `at most ${config.clientConcurrency} requests handled at once` : 'no limit on requests at once') +
       ', ' +
