@@ -1,7 +1,7 @@
 import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import type { FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { M } from '../shared/messages';
 import type { Config } from './config';
 import type { Db } from './db/client';
@@ -12,7 +12,7 @@ import { registerErrorHandler } from './http/errors';
 import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
 import type { RestRouteMeta } from './http/rest';
-import { registerSecurityHeaders } from './http/security';
+import { isApiUrl, MAX_PARAM_LENGTH, registerSecurityHeaders, securityHeaders } from './http/security';
 import { dataDirKey } from './lib/keys';
 import { createRateLimiter } from './lib/rate-limit';
 import { createMailer, type Mailer } from './mail/mailer';
@@ -76,6 +76,7 @@ export interface BuildAppOptions {
 /** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const { config, db } = opts;
+  const headers = securityHeaders({ dev: opts.client === 'dev' });
   const app = Fastify({
     logger:
       opts.logger === false
@@ -99,7 +100,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 10))),
     },
     // a tRPC batch puts every procedure name into one path parameter
-    routerOptions: { maxParamLength: 5000 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // a path segment over that length, or a path that is not valid percent-encoding: the app's own
+    // error answer (Fastify's repeats the whole path back, thousands of characters)
+    // (these answers skip the hooks, so the security headers are set here)
+    frameworkErrors: (error, req, frameworkReply) => {
+      // its generic types know no statuses or bodies: it is the plain reply of any route
+      const reply = frameworkReply as FastifyReply;
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      reply.headers(isApiUrl(req.url) ? headers.api : headers.page);
+      void reply.status(tooLong ? 414 : 400).send({ error: tooLong ? M.addressTooLong : M.addressInvalid });
+    },
     trustProxy: process.env.TRUST_PROXY === 'true',
   });
 
@@ -139,7 +150,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   registerErrorHandler(app);
-  registerSecurityHeaders(app, { dev: opts.client === 'dev' });
+  registerSecurityHeaders(app, headers);
   // before anything reads a body or a session: one address cannot take the server from others
   registerClientLimit(app, {
     concurrency: config.clientConcurrency,

@@ -18,6 +18,8 @@ export const M = {
   tooManyWrites: 'You are doing that too often. Please wait a while and try again.',
   tooManyAtOnce: 'Too many requests at once from your address. Please try again in a moment.',
   invalidInput: 'Invalid input',
+  addressTooLong: 'The address is too long',
+  addressInvalid: 'The address is not valid',
   /** Follows the field's name: "title cannot contain ..." (PostgreSQL cannot store U+0000). */
   textNul: 'cannot contain the NUL character (U+0000)',
   /** Follows the field's name: what both PostgreSQL and JavaScript dates can hold. */

@@ -7,6 +7,7 @@ import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:z
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { M } from '../../shared/messages';
+import { isApiUrl, MAX_PARAM_LENGTH } from './security';
 import { appRouteNames, appRoutes, matchAppRoute, type AppRouteName } from '../../shared/routes';
 
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,7 +45,13 @@ function wantsPage(req: FastifyRequest): boolean {
   return true;
 }
 
-function apiNotFound(reply: FastifyReply) {
+/**
+ * An API path no route matches: 404, or 414 when a segment is longer than any parameter may be
+ * (the router then matched nothing, the same answer as with no client: app.ts, frameworkErrors).
+ */
+function apiNotFound(req: FastifyRequest, reply: FastifyReply) {
+  const path = req.url.split('?', 1)[0];
+  if (path.split('/').some((segment) => segment.length > MAX_PARAM_LENGTH)) return reply.code(414).send({ error: M.addressTooLong });
   return reply.code(404).send({ error: M.notFound });
 }
 
@@ -186,9 +193,15 @@ export async function registerBuiltClient(app: FastifyInstance, distDir: string 
       else res.header('cache-control', 'no-cache');
     },
   });
+  // An API path no API route matched (one whose segment is too long for the router, say) lands on
+  // the files' wildcard route: the API doors' paths are never files, so it gets the API's answer.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.routeOptions.url === '/*' && isApiUrl(req.url)) return void apiNotFound(req, reply);
+    done();
+  });
   app.get('/', (req, reply) => sendShell(req, reply, shells.routes.home, 200));
   app.setNotFoundHandler((req, reply) => {
-    if (!wantsPage(req)) return apiNotFound(reply);
+    if (!wantsPage(req)) return apiNotFound(req, reply);
     const route = matchAppRoute(decodedPath(req.url));
     return route ? sendShell(req, reply, shells.routes[route], 200) : sendShell(req, reply, shells.notFound, 404);
   });
@@ -210,7 +223,7 @@ export async function registerViteDev(app: FastifyInstance): Promise<void> {
     await vite.close();
   });
   app.setNotFoundHandler(async (req, reply) => {
-    if (!wantsPage(req)) return apiNotFound(reply);
+    if (!wantsPage(req)) return apiNotFound(req, reply);
     const html = await vite.transformIndexHtml(req.url, await readFile(path.join(projectRoot, 'index.html'), 'utf8'));
     return reply
       .code(matchAppRoute(decodedPath(req.url)) ? 200 : 404)

@@ -238,6 +238,38 @@ describe('errors', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ error: 'Request body is not valid JSON' });
   });
+
+  it('answers a path segment too long with 414 and a path that is not valid percent-encoding with 400, in its own words, without the path', async () => {
+    const long = `x${'a'.repeat(6000)}`;
+    const tooLong = [await app.inject({ method: 'GET', url: `/api/campaigns/${long}` }), await app.inject({ method: 'GET', url: `/trpc/${long}` })];
+    for (const res of tooLong) {
+      expect(res.statusCode).toBe(414);
+      expect(res.json()).toEqual({ error: 'The address is too long' });
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+    const bad = await app.inject({ method: 'GET', url: '/api/campaigns/%E0%A4%A' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'The address is not valid' });
+    expect(bad.body).not.toContain('%E0');
+
+    // the same without a client to serve (the router answers these itself)
+    const bare = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false }));
+    try {
+      for (const url of [`/api/campaigns/${long}`, `/trpc/${long}`]) {
+        const res = await bare.inject({ method: 'GET', url });
+        expect(res.statusCode).toBe(414);
+        expect(res.json()).toEqual({ error: 'The address is too long' });
+        expect(res.headers['cache-control']).toBe('no-store');
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+      }
+      const res = await bare.inject({ method: 'GET', url: '/api/campaigns/%E0%A4%A' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'The address is not valid' });
+    } finally {
+      await bare.close();
+    }
+  });
 });
 
 describe('tRPC batching', () => {

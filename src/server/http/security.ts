@@ -19,12 +19,22 @@ import helmet from 'helmet';
  */
 export const API_CACHE_CONTROL = 'no-store';
 
+/** The longest path parameter the router takes (a tRPC batch puts every procedure name into one); past it, 414. */
+export const MAX_PARAM_LENGTH = 5000;
+
 /** True for a URL of the REST door (/api) or the tRPC door (/trpc), with or without a query. */
 export function isApiUrl(url: string): boolean {
   return /^\/(api|trpc)(\/|\?|$)/.test(url);
 }
 
-export function registerSecurityHeaders(app: FastifyInstance, opts: { dev: boolean }): void {
+/** The headers of every answer: for pages and files, and for the two API doors (with no-store). */
+export interface SecurityHeaders {
+  page: Record<string, string>;
+  api: Record<string, string>;
+}
+
+/** helmet's headers for this configuration, recorded once. */
+export function securityHeaders(opts: { dev: boolean }): SecurityHeaders {
   const apply = helmet({
     contentSecurityPolicy: opts.dev
       ? false
@@ -64,9 +74,13 @@ export function registerSecurityHeaders(app: FastifyInstance, opts: { dev: boole
     ran = true;
   });
   if (!ran) throw new Error('helmet did not finish synchronously: its headers cannot be recorded once');
-  const apiHeaders = { ...headers, 'cache-control': API_CACHE_CONTROL };
+  return { page: headers, api: { ...headers, 'cache-control': API_CACHE_CONTROL } };
+}
+
+/** Sets the recorded headers on each reply (`headers`: the same ones the app's framework errors send). */
+export function registerSecurityHeaders(app: FastifyInstance, headers: SecurityHeaders): void {
   app.addHook('onRequest', (req, reply, done) => {
-    reply.headers(isApiUrl(req.url) ? apiHeaders : headers);
+    reply.headers(isApiUrl(req.url) ? headers.api : headers.page);
     done();
   });
 }
