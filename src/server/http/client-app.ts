@@ -45,6 +45,9 @@ function wantsPage(req: FastifyRequest): boolean {
   return true;
 }
 
+/** The longest file name the file systems the app runs on take (bytes; longer ones fail with ENAMETOOLONG). */
+const FILE_NAME_MAX = 255;
+
 /**
  * An API path no route matches: 404, or 414 when a segment is longer than any parameter may be
  * (the router then matched nothing, the same answer as with no client: app.ts, frameworkErrors).
@@ -195,8 +198,11 @@ export async function registerBuiltClient(app: FastifyInstance, distDir: string 
   });
   // An API path no API route matched (one whose segment is too long for the router, say) lands on
   // the files' wildcard route: the API doors' paths are never files, so it gets the API's answer.
+  // A path with a segment longer than a file name can be is no file either: the page (or its 404).
   app.addHook('onRequest', (req, reply, done) => {
-    if (req.routeOptions.url === '/*' && isApiUrl(req.url)) return void apiNotFound(req, reply);
+    if (req.routeOptions.url !== '/*') return done();
+    if (isApiUrl(req.url)) return void apiNotFound(req, reply);
+    if (req.url.split('?', 1)[0].split('/').some((segment) => segment.length > FILE_NAME_MAX)) return void reply.callNotFound();
     done();
   });
   app.get('/', (req, reply) => sendShell(req, reply, shells.routes.home, 200));

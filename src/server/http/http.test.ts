@@ -248,6 +248,14 @@ describe('errors', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
+    // a page path as long is the page, or its 404 page, not a refused file name
+    const page = await app.inject({ method: 'GET', url: `/campaigns/${long}`, headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const unknown = await app.inject({ method: 'GET', url: `/${long}`, headers: { accept: 'text/html' } });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers['content-type']).toMatch(/^text\/html/);
+
     const bad = await app.inject({ method: 'GET', url: '/api/campaigns/%E0%A4%A' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ error: 'The address is not valid' });
