@@ -45,6 +45,16 @@ function wantsPage(req: FastifyRequest): boolean {
   return true;
 }
 
+/** The length of the longest segment of a URL's path. */
+function longestSegment(url: string): number {
+  return Math.max(
+    ...url
+      .split('?', 1)[0]
+      .split('/')
+      .map((segment) => segment.length),
+  );
+}
+
 /** The longest file name the file systems the app runs on take (bytes; longer ones fail with ENAMETOOLONG). */
 const FILE_NAME_MAX = 255;
 
@@ -53,8 +63,7 @@ const FILE_NAME_MAX = 255;
  * (the router then matched nothing, the same answer as with no client: app.ts, frameworkErrors).
  */
 function apiNotFound(req: FastifyRequest, reply: FastifyReply) {
-  const path = req.url.split('?', 1)[0];
-  if (path.split('/').some((segment) => segment.length > MAX_PARAM_LENGTH)) return reply.code(414).send({ error: M.addressTooLong });
+  if (longestSegment(req.url) > MAX_PARAM_LENGTH) return reply.code(414).send({ error: M.addressTooLong });
   return reply.code(404).send({ error: M.notFound });
 }
 
@@ -202,7 +211,7 @@ export async function registerBuiltClient(app: FastifyInstance, distDir: string 
   app.addHook('onRequest', (req, reply, done) => {
     if (req.routeOptions.url !== '/*') return done();
     if (isApiUrl(req.url)) return void apiNotFound(req, reply);
-    if (req.url.split('?', 1)[0].split('/').some((segment) => segment.length > FILE_NAME_MAX)) return void reply.callNotFound();
+    if (longestSegment(req.url) > FILE_NAME_MAX) return void reply.callNotFound();
     done();
   });
   app.get('/', (req, reply) => sendShell(req, reply, shells.routes.home, 200));
