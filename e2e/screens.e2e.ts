@@ -3,9 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
-import { appRouteNames, matchAppRoute } from '../src/shared/routes';
 import { call, PASSWORD, signUp } from '../test/helpers';
 import { settle, startHarness, type Harness } from './harness';
+import { ADMIN_ROUTES, everyRoute, routesNotVisited } from './routes';
 
 /*
  * Every screen from 320 px up: no page scrolls sideways (signed out, signed in, admin), lists
@@ -166,53 +166,10 @@ describe('with data', () => {
     await post(owner, '/api/favorites', { targetType: 'profile', targetId: admin.userId });
   });
 
-  /** Every route of the app (App.tsx), with real ids. */
-  const routes = () => [
-    '/',
-    '/login',
-    '/register',
-    '/forgot',
-    '/reset/not-a-token',
-    '/verify-email',
-    '/verify-phone',
-    '/verify-join',
-    '/account',
-    '/favorites',
-    '/favorites?tab=project',
-    '/favorites?tab=profile',
-    '/my',
-    '/my?tab=projects',
-    '/my?tab=teams',
-    '/my?tab=supported',
-    '/myCampaigns',
-    '/myProjects',
-    '/myDisputes',
-    '/disputes/new',
-    '/messages',
-    '/blocked',
-    '/campaigns',
-    '/campaigns/new',
-    `/campaigns/${campaignId}`,
-    `/campaigns/${campaignId}/edit`,
-    `/donations/${donationId}`,
-    '/projects',
-    '/projects/new',
-    `/projects/${projectId}/edit`,
-    `/projects/${projectId}`,
-    '/teams',
-    '/teams/new',
-    `/teams/${teamId}/manage`,
-    `/teams/${teamId}`,
-    '/profiles',
-    `/profiles/${owner.userId}`,
-    '/admin',
-    '/admin/cron',
-    '/no/such/page',
-  ];
+  const routes = () => everyRoute({ campaign: campaignId, project: projectId, team: teamId, donation: donationId, owner: owner.userId });
 
   it('the sideways check visits every route of the app (src/shared/routes.ts)', () => {
-    const covered = new Set(routes().map((p) => matchAppRoute(new URL(p, 'http://x').pathname)));
-    expect(appRouteNames.filter((name) => !covered.has(name))).toEqual([]);
+    expect(routesNotVisited(routes())).toEqual([]);
   });
 
   it('no page scrolls sideways at 320 and 390 px, signed out, signed in and as an admin', async () => {
@@ -221,7 +178,7 @@ describe('with data', () => {
     for (const [who, only] of [
       [null, null],
       [owner, null],
-      [admin, ['/admin', '/admin?tab=disputes', '/admin?tab=tokens', '/admin?tab=users', '/admin?tab=cron', '/admin/cron']],
+      [admin, ADMIN_ROUTES],
     ] as const) {
       const { page } = await h.newPage();
       if (who) await logIn(page, who.email);
