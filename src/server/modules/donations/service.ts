@@ -125,9 +125,9 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
   const receiptLink = (d: { id: string; donorId: string | null }) => `${config.appUrl}/donations/${d.id}${d.donorId ? '' : `?token=${tokenOf(d.id)}`}`;
 
   /** The answer to a donation request: the donation, or a 402 with the provider's reason when it failed. */
-  function answer(d: DonationRow): DonationDto {
+  function answer(d: DonationRow, link = receiptLink(d)): DonationDto {
     if (d.status === 'failed') throw new AppError('PAYMENT_REQUIRED', d.failureMessage ?? M.cardDeclined);
-    return toDonationDto(d, receiptLink(d).slice(config.appUrl.length));
+    return toDonationDto(d, link.slice(config.appUrl.length));
   }
 
   /** Email that must not fail the money change it reports (it is in the outbox either way). */
@@ -185,7 +185,10 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     const messages = [
       donationTemplates.newDonation(f.ownerEmail, { ...amount, campaignTitle: f.campaignTitle, link: `${config.appUrl}/campaigns/${d.campaignId}` }),
     ];
-    if (to) messages.unshift(donationTemplates.receipt(to, { ...amount, campaignTitle: f.campaignTitle, monthly: d.recurring, link: receiptLink(d) }));
+    if (to)
+      messages.unshift(
+        donationTemplates.receipt(to, { ...amount, campaignTitle: f.campaignTitle, monthly: d.recurring, link: f.receiptLink ?? receiptLink(d) }),
+      );
     return messages;
   }
 
@@ -347,7 +350,11 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
    * Starts the provider's payment for a new pending donation; a refusal marks it failed. `facts`
    * (a one-off donation's, from its insert) are what the booking's messages need.
    */
-  async function startPayment(d: DonationRow, p: { card?: string; email: string; campaignTitle: string }, facts?: Facts): Promise<DonationRow> {
+  async function startPayment(
+    d: DonationRow,
+    p: { card?: string; email: string; campaignTitle: string; receiptLink?: string },
+    facts?: Facts,
+  ): Promise<DonationRow> {
     const entry: { facts?: Facts; settled?: DonationRow } = { facts };
     starting.set(d.id, entry);
     try {
@@ -359,7 +366,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         saveForLater: d.recurring,
         email: p.email,
         campaignTitle: p.campaignTitle,
-        successUrl: receiptLink(d),
+        successUrl: p.receiptLink ?? receiptLink(d),
         cancelUrl: `${config.appUrl}/campaigns/${d.campaignId}`,
         idempotencyKey: `donation:${d.id}`,
       });
@@ -536,9 +543,17 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!replay) throw new Error('a donation idempotency key is taken, but no donation holds it');
         return answer(replay);
       }
-      const facts: Facts = { donation: inserted.donation, campaignTitle: inserted.title, ownerEmail: inserted.ownerEmail, accountEmail: user?.email ?? null };
-      const after = await startPayment(inserted.donation, { card, email: guestEmail ?? user!.email, campaignTitle: inserted.title }, facts);
-      return answer(after);
+      // the receipt link (an HMAC for a guest's) once: the provider's return page, the receipt email and the answer carry it
+      const link = receiptLink(inserted.donation);
+      const facts: Facts = {
+        donation: inserted.donation,
+        campaignTitle: inserted.title,
+        ownerEmail: inserted.ownerEmail,
+        accountEmail: user?.email ?? null,
+        receiptLink: link,
+      };
+      const after = await startPayment(inserted.donation, { card, email: guestEmail ?? user!.email, campaignTitle: inserted.title, receiptLink: link }, facts);
+      return answer(after, link);
     },
 
     /**

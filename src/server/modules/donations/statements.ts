@@ -35,6 +35,8 @@ export interface Facts {
   ownerEmail: string;
   /** The donor account's email (null for a guest: the donation holds theirs). */
   accountEmail: string | null;
+  /** The receipt page's link, when the caller has made it already. */
+  receiptLink?: string;
 }
 
 /** A message as the booking statement writes it into the outbox. */
