@@ -49,6 +49,17 @@ export interface OutboxMessage {
 }
 
 /**
+ * A new id in UUID version 7's layout: the first 48 bits are the time in milliseconds, the rest
+ * random (PostgreSQL 15 has no uuidv7()). The outbox rows the booking writes take these, so their
+ * primary key grows at its right end, where its pages are in memory, instead of landing on a
+ * random page of an index that keeps growing (measured with the donations bench: about 0.1 ms of
+ * PostgreSQL CPU per donation). Outbox ids are never shown to anyone, so their order tells nobody
+ * anything.
+ */
+const TIME_ORDERED_UUID = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+  placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+/**
  * A `payment.succeeded` event applied to a pending one-off donation, in one statement (so one
  * transaction): the donation becomes succeeded, the event is recorded against it, the ledger
  * group and its two entries (provider -x, campaign +x) are written, the donor's row is added
@@ -85,8 +96,8 @@ with d as (
   on conflict (campaign_id, donor_key) do update
      set gifts = campaign_donors.gifts + 1, donated = campaign_donors.donated + excluded.donated, last_gift_at = now()
 ), mail as (
-  insert into email_outbox (to_address, subject, text_body, html_body, kind, status)
-  select m."to", m.subject, m.text, m.html, m.kind, $6::email_status
+  insert into email_outbox (id, to_address, subject, text_body, html_body, kind, status)
+  select ${TIME_ORDERED_UUID}, m."to", m.subject, m.text, m.html, m.kind, $6::email_status
     from d, json_to_recordset($5::text::json) as m("to" text, subject text, text text, html text, kind text)
   returning id, to_address, kind
 )
