@@ -460,6 +460,11 @@ export function statementLabel(text: string): string {
     const cols = [...new Set([...s.replace(/.*? where /, '').matchAll(/"?(?:\w+"?\.)?"?(\w+)"? (?:=|<>|is|in)/g)].map((m) => m[1]))];
     return / where /.test(s) && cols.length ? ` by ${cols.join(', ')}` : '';
   };
+  // a statement of data-modifying CTEs: what it writes, in order
+  if (first === 'with') {
+    const writes = [...t.matchAll(/(?<!do )\b(insert into|update|delete from) "?(\w+)"?/g)].map((w) => `${w[1].split(' ')[0]} ${w[2]}`);
+    return writes.length ? `with: ${[...new Set(writes)].join(', ')}` : `with: ${t.replace(/^with .*?\) select /, 'select ').slice(0, 50)}`;
+  }
   let m = t.match(/^insert into "?(\w+)"?/);
   if (m)
     return `insert ${m[1]}${/on conflict .* do update/.test(t) ? ' (upsert)' : /on conflict do nothing/.test(t) ? ' (on conflict do nothing)' : ''}${/\) values \(.*\), \(/.test(t) ? ', 2 rows' : ''}`;
@@ -539,7 +544,7 @@ async function profileDonations(base: string, next: () => DonationRequest, proxy
         else if (l === 'commit' || l === 'rollback') {
           inTx = false;
           if (l === 'commit') commits++;
-        } else if (!inTx && /^(insert|update|delete)/.test(l)) commits++;
+        } else if (!inTx && /^(with: )?(insert|update|delete)/.test(l)) commits++;
       }
     }
   }

@@ -28,6 +28,10 @@ function gatedMailer() {
       started.push(msg);
       return () => void sent.push(msg);
     },
+    outboxStatus: 'outbox',
+    recorded(rows) {
+      for (const r of rows) sent.push(r.msg);
+    },
     async drain() {},
   };
   return {

@@ -4,7 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { emailOutbox } from '../db/schema';
-import { call, freshIp, lastEmail, openTestDatabase, PASSWORD, testConfig, uniqueEmail } from '../../../test/helpers';
+import { call, freshIp, lastEmail, openTestDatabase, PASSWORD, signUp, testConfig, uniqueEmail } from '../../../test/helpers';
 import { checkContract } from '../../../test/contract';
 
 interface Received {
@@ -72,6 +72,35 @@ describe('email through SMTP', () => {
       const row = await lastEmail(database, email);
       expect(row.status).toBe('sent');
       expect(row.sentAt).toBeInstanceOf(Date);
+    } finally {
+      await app.close();
+      await new Promise<void>((r) => smtp.server.close(() => r()));
+    }
+  });
+
+  it('delivers a donation’s receipt and the owner’s news, written with the booking, through the SMTP server', async () => {
+    const smtp = await startSmtp(true);
+    const app = checkContract(
+      await buildApp({ config: testConfig({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` }), db: database.db, client: 'none', logger: false }),
+    );
+    try {
+      await app.ready();
+      const owner = await signUp(app, { username: 'smtp_owner' });
+      const campaign = await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Tool library', actionMode: 'donation' } });
+      const guest = uniqueEmail('smtpgift');
+      const gift = await call(app, null, {
+        method: 'POST',
+        url: `/api/campaigns/${campaign.json()._id}/donations`,
+        headers: { 'idempotency-key': `smtp-gift-${Date.now()}` },
+        payload: { amount: 7, email: guest, card: '4242 4242 4242 4242' },
+      });
+      expect([gift.statusCode, gift.json().status]).toEqual([201, 'succeeded']);
+      await app.deps.mailer.drain();
+      const subjects = (to: string) => smtp.received.filter((m) => m.to.includes(to)).map((m) => m.data.match(/^Subject: (.*)$/m)?.[1]);
+      expect(subjects(guest)).toEqual(['Your receipt: $7.00 to Tool library']);
+      expect(subjects(owner.email)).toContain('New donation: $7.00 to Tool library');
+      expect((await lastEmail(database, guest, 'donation_receipt'))?.status).toBe('sent');
+      expect((await lastEmail(database, owner.email, 'donation_received'))?.status).toBe('sent');
     } finally {
       await app.close();
       await new Promise<void>((r) => smtp.server.close(() => r()));

@@ -24,6 +24,14 @@ export interface Mailer {
    * reports does); call the returned function after the commit to deliver it.
    */
   record(tx: DbOrTx, msg: MailMessage): Promise<() => void>;
+  /**
+   * The status of an outbox row that a caller's own statement writes (a transactional outbox: a
+   * message inserted by the statement that makes the change it reports): `pending` when an SMTP
+   * server delivers messages, else `outbox`.
+   */
+  readonly outboxStatus: 'outbox' | 'pending';
+  /** After the commit of such a statement: delivers its messages, each with its row's id, as `send` does. */
+  recorded(rows: readonly { id: string; msg: MailMessage }[]): void;
   /** Resolves when every delivery in flight has finished (graceful shutdown, tests). */
   drain(): Promise<void>;
 }
@@ -102,6 +110,10 @@ export async function createMailer(opts: {
     async record(tx, msg) {
       const id = await insert(tx, msg);
       return () => dispatch(id, msg);
+    },
+    outboxStatus: transport ? 'pending' : 'outbox',
+    recorded(rows) {
+      for (const r of rows) dispatch(r.id, r.msg);
     },
     async drain() {
       await Promise.all([...inFlight]);

@@ -64,8 +64,10 @@ export function createSandboxProvider(opts: { key: Buffer; deliver: WebhookSink 
 
     async startPayment(p: StartPayment): Promise<StartResult> {
       const outcome = (p.card && OUTCOMES[p.card]) || { ok: false as const, message: M.cardNotTestCard };
-      const providerRef = ref('sbx_pay');
-      const eventId = ref('sbx_evt');
+      // both references from one draw of random bytes
+      const random = randomBytes(24).toString('hex');
+      const providerRef = `sbx_pay_${random.slice(0, 24)}`;
+      const eventId = `sbx_evt_${random.slice(24)}`;
       await emit(
         outcome.ok
           ? { eventId, type: 'payment.succeeded', donationId: p.donationId, providerRef, paymentMethodRef: p.saveForLater ? `sbx_pm_${p.card}` : undefined }

@@ -83,6 +83,9 @@ describe('giving (REST)', () => {
     expect(res.statusCode).toBe(201);
     const d = res.json();
     expect(d).toMatchObject({ campaignId: usd, amount: 10, currency: 'USD', status: 'succeeded', monthly: false, receiptUrl: `/donations/${d._id}` });
+    const [stored] = await database.db.select().from(donations).where(eq(donations.id, d._id));
+    expect(stored).toMatchObject({ status: 'succeeded', providerRef: expect.stringMatching(/^sbx_pay_/), checkoutUrl: null });
+    expect(new Date(d.createdAt).getTime()).toBe(stored.createdAt.getTime());
     const groups = await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, d._id));
     expect(groups.map((g) => g.kind)).toEqual(['donation']);
     const entries = await database.db.select().from(ledgerEntries).where(eq(ledgerEntries.groupId, groups[0].id));
@@ -153,6 +156,44 @@ describe('giving (REST)', () => {
       expect({ payload, status: res.statusCode, body: res.json() }).toEqual({ payload, status, body: { error: message } });
     }
     expect([await donationCount(), await ledgerCount()]).toEqual(before);
+  });
+
+  it('answers the campaign’s refusal before the request’s own, and takes gifts to adult campaigns only from people who may see them', async () => {
+    const before = [await donationCount(), await ledgerCount()];
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const cases: [Client | null, string, Record<string, unknown>, number, string][] = [
+      [null, unknown, { amount: 10, card: GOOD }, 404, M.campaignNotFound],
+      [null, supportOnly, { amount: 10, card: GOOD }, 409, M.donationsNotAccepted],
+      [null, supportOnly, { amount: 10, card: GOOD, email: 'g@example.com', monthly: true }, 409, M.donationsNotAccepted],
+      [donor, unknown, { amount: 10 }, 404, M.campaignNotFound],
+      [donor, supportOnly, { amount: 10, card: '4111 1111 1111 1111' }, 409, M.donationsNotAccepted],
+    ];
+    for (const [who, id, payload, status, message] of cases) {
+      const res = await donate(who, id, payload);
+      expect({ payload, status: res.statusCode, body: res.json() }).toEqual({ payload, status, body: { error: message } });
+    }
+    expect([await donationCount(), await ledgerCount()]).toEqual(before);
+
+    const grownUp = await signUp(app, { username: 'd_grown_up' });
+    await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, grownUp.userId));
+    const adult = (
+      await call(app, grownUp, { method: 'POST', url: '/api/campaigns', payload: { title: 'Late-night zine', type: 'adult', actionMode: 'donation' } })
+    ).json()._id as string;
+    for (const who of [null, donor]) {
+      const res = await donate(who, adult, { amount: 10, card: GOOD, email: 'night@example.com' });
+      expect([res.statusCode, res.json()]).toEqual([404, { error: M.campaignNotFound }]);
+    }
+    const gift = await donate(grownUp, adult, { amount: 10, card: GOOD });
+    expect([gift.statusCode, gift.json().status]).toEqual([201, 'succeeded']);
+
+    // the campaign's id in capitals names the same campaign, and a retry by the usual URL is the same request
+    const key = newKey();
+    const shouted = await donate(donor, eur.toUpperCase(), { amount: 4, card: GOOD }, key);
+    expect(shouted.statusCode).toBe(201);
+    expect(shouted.json()).toMatchObject({ campaignId: eur, status: 'succeeded' });
+    const retry = await donate(donor, eur, { amount: 4, card: GOOD }, key);
+    expect([retry.statusCode, retry.json()]).toEqual([201, shouted.json()]);
+    await ledgerIsSound();
   });
 
   it('a declined card is a 402 with its message; the attempt is kept as failed and moves no money', async () => {
@@ -227,7 +268,27 @@ describe('webhooks', () => {
   const post = (target: FastifyInstance, provider: string, body: Buffer | string, headers: Record<string, string>) =>
     target.inject({ method: 'POST', url: `/api/payments/webhooks/${provider}`, payload: body, headers });
 
+  /** The donor's receipts of a donation (by its link) and the owner's news sent since the test began. */
+  let newsBefore = 0;
+  const newsCount = async () =>
+    Number(
+      (
+        await database.db
+          .select({ n: count() })
+          .from(emailOutbox)
+          .where(and(eq(emailOutbox.to, owner.email), eq(emailOutbox.kind, 'donation_received')))
+      )[0].n,
+    );
+  async function messagesAbout(donationId: string) {
+    const receipts = await database.db
+      .select({ n: count() })
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.kind, 'donation_receipt'), sql`${emailOutbox.text} like ${`%/donations/${donationId}%`}`));
+    return { receipts: Number(receipts[0].n), news: (await newsCount()) - newsBefore };
+  }
+
   it('a payment stays pending until its signed event arrives; the same event twice books once', async () => {
+    newsBefore = await newsCount();
     const res = await call(slowApp, donor, {
       method: 'POST',
       url: `/api/campaigns/${usd}/donations`,
@@ -236,6 +297,8 @@ describe('webhooks', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().status).toBe('pending');
+    // nothing is announced before the payment is booked
+    expect(await messagesAbout(res.json()._id)).toEqual({ receipts: 0, news: 0 });
     const raised = (await campaign(usd)).totalRaised;
     const event = held.pop()!;
     for (let i = 0; i < 2; i++) {
@@ -247,9 +310,11 @@ describe('webhooks', () => {
     expect(row.status).toBe('succeeded');
     expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, row.id))).toHaveLength(1);
     expect((await campaign(usd)).totalRaised).toBe(raised + 3);
+    expect(await messagesAbout(row.id)).toEqual({ receipts: 1, news: 1 });
   });
 
   it('the same event delivered several times at once books once and is recorded against its donation', async () => {
+    newsBefore = await newsCount();
     const res = await call(slowApp, donor, {
       method: 'POST',
       url: `/api/campaigns/${usd}/donations`,
@@ -270,6 +335,7 @@ describe('webhooks', () => {
       .where(eq(paymentEvents.eventId, (JSON.parse(event.body.toString()) as { eventId: string }).eventId));
     expect(events.map((e) => e.donationId)).toEqual([id]);
     expect((await campaign(usd)).totalRaised).toBe(raised + 6);
+    expect(await messagesAbout(id)).toEqual({ receipts: 1, news: 1 });
     await ledgerIsSound();
   });
 
@@ -318,6 +384,14 @@ describe('webhooks', () => {
     const lateFailure = await send({ eventId: 'evt_late', type: 'payment.failed', donationId: done._id, providerRef: 'x', message: 'nope' });
     expect(lateFailure.statusCode).toBe(200);
     expect((await database.db.select().from(donations).where(eq(donations.id, done._id)))[0].status).toBe('succeeded');
+    // a second success for a booked donation (another event id) books nothing and announces nothing
+    newsBefore = await newsCount();
+    const [booked] = await database.db.select().from(donations).where(eq(donations.id, done._id));
+    const again = await send({ eventId: 'evt_again', type: 'payment.succeeded', donationId: done._id, providerRef: 'y' });
+    expect(again.statusCode).toBe(200);
+    expect((await database.db.select().from(donations).where(eq(donations.id, done._id)))[0]).toEqual(booked);
+    expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, done._id))).toHaveLength(1);
+    expect(await messagesAbout(done._id)).toEqual({ receipts: 1, news: 0 });
     const stripe = await post(app, 'stripe', '{}', { 'content-type': 'application/json' });
     expect(stripe.statusCode).toBe(404);
     expect(stripe.json()).toEqual({ error: M.paymentProviderUnknown });

@@ -42,13 +42,15 @@ import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound,
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { visibleCampaign } from '../../lib/campaign-access';
+import { canSeeAdult } from '../../lib/items';
 import { csvDocument, csvField, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { donationTemplates } from '../../mail/donation-templates';
+import type { MailMessage } from '../../mail/mailer';
 import { PaymentProviderError, WebhookSignatureError, type ChargeResult, type PaymentEvent, type PaymentProvider } from '../../payments/port';
 import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
-import { donationStatements } from './statements';
+import { donationStatements, type Facts } from './statements';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type DonationRow = typeof donations.$inferSelect;
@@ -123,9 +125,9 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
   const receiptLink = (d: { id: string; donorId: string | null }) => `${config.appUrl}/donations/${d.id}${d.donorId ? '' : `?token=${tokenOf(d.id)}`}`;
 
   /** The answer to a donation request: the donation, or a 402 with the provider's reason when it failed. */
-  function answer(d: DonationRow): DonationDto {
+  function answer(d: DonationRow, link = receiptLink(d)): DonationDto {
     if (d.status === 'failed') throw new AppError('PAYMENT_REQUIRED', d.failureMessage ?? M.cardDeclined);
-    return toDonationDto(d, receiptLink(d).slice(config.appUrl.length));
+    return toDonationDto(d, link.slice(config.appUrl.length));
   }
 
   /** Email that must not fail the money change it reports (it is in the outbox either way). */
@@ -175,32 +177,71 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     return c;
   }
 
-  /** The messages a booked donation sends: the receipt to the donor, the news to the owner, recorded together. */
-  async function announceSuccess(d: DonationRow, read?: { campaignTitle: string; ownerEmail: string; accountEmail: string | null }) {
-    let c = read;
-    if (!c) {
-      // one read for both addresses
-      const donor = alias(users, 'donor');
-      const [r] = await db
-        .select({ campaignTitle: campaigns.title, ownerEmail: users.email, accountEmail: donor.email })
-        .from(campaigns)
-        .innerJoin(users, eq(users.id, campaigns.ownerId))
-        .leftJoin(donor, d.donorId ? eq(donor.id, d.donorId) : sql`false`)
-        .where(eq(campaigns.id, d.campaignId));
-      if (!r) return;
-      c = r;
-    }
-    const to = d.donorEmail ?? c.accountEmail;
+  /** The messages a booked donation sends: the receipt to the donor (when there is an address), the news to the owner. */
+  function successMessages(f: Facts): MailMessage[] {
+    const d = f.donation;
+    const to = d.donorEmail ?? f.accountEmail;
     const amount = { amount: toMajor(d.amount), currency: d.currency };
     const messages = [
-      donationTemplates.newDonation(c.ownerEmail, { ...amount, campaignTitle: c.campaignTitle, link: `${config.appUrl}/campaigns/${d.campaignId}` }),
+      donationTemplates.newDonation(f.ownerEmail, { ...amount, campaignTitle: f.campaignTitle, link: `${config.appUrl}/campaigns/${d.campaignId}` }),
     ];
-    if (to) messages.unshift(donationTemplates.receipt(to, { ...amount, campaignTitle: c.campaignTitle, monthly: d.recurring, link: receiptLink(d) }));
+    if (to)
+      messages.unshift(
+        donationTemplates.receipt(to, { ...amount, campaignTitle: f.campaignTitle, monthly: d.recurring, link: f.receiptLink ?? receiptLink(d) }),
+      );
+    return messages;
+  }
+
+  /** The messages of a donation booked by the general path (a monthly donation's month), recorded after its commit. */
+  async function announceSuccess(d: DonationRow) {
+    // one read for both addresses
+    const donor = alias(users, 'donor');
+    const [r] = await db
+      .select({ campaignTitle: campaigns.title, ownerEmail: users.email, accountEmail: donor.email })
+      .from(campaigns)
+      .innerJoin(users, eq(users.id, campaigns.ownerId))
+      .leftJoin(donor, d.donorId ? eq(donor.id, d.donorId) : sql`false`)
+      .where(eq(campaigns.id, d.campaignId));
+    if (!r) return;
     try {
-      await mailer.sendAll(messages);
+      await mailer.sendAll(successMessages({ donation: d, ...r }));
     } catch (err) {
       log.error({ err, kind: 'donation' }, 'could not record an email');
     }
+  }
+
+  /**
+   * The one-off payments this process is starting (startPayment), by donation: what their
+   * messages need, known from the request's own insert, and what the provider's event made of
+   * the donation when it arrives while the provider is being asked (the sandbox delivers its
+   * signed event in process before it answers): the request answers with that row instead of
+   * reading it again. An entry lives only while its provider call does.
+   */
+  const starting = new Map<string, { facts?: Facts; settled?: DonationRow }>();
+
+  /**
+   * A pending one-off donation's `payment.succeeded`, booked in one statement with its messages
+   * (statements.ts); false when that statement booked nothing (seen before, unknown, final, a
+   * monthly donation's), which the general path then decides.
+   */
+  async function bookOneOff(event: Extract<PaymentEvent, { type: 'payment.succeeded' }>): Promise<boolean> {
+    const waiting = starting.get(event.donationId);
+    const facts = waiting?.facts ?? (await statements.forBooking(event.donationId, provider.name));
+    if (!facts) return false;
+    const messages = successMessages(facts);
+    const booked = await statements.bookOneOff(
+      { provider: provider.name, eventId: event.eventId, providerRef: event.providerRef, donationId: event.donationId },
+      { messages, status: mailer.outboxStatus },
+    );
+    if (!booked) return false;
+    if (waiting) waiting.settled = booked.donation;
+    // each message with its row (SQL promises no order of RETURNING)
+    const rows = booked.outbox.flatMap((r) => {
+      const msg = messages.find((m) => m.to === r.to && m.kind === r.kind);
+      return msg ? [{ id: r.id, msg }] : [];
+    });
+    mailer.recorded(rows);
+    return true;
   }
 
   /** What a subscription charge's failure sends when it gives up. */
@@ -223,17 +264,9 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
    * before, or about a donation that is unknown or no longer pending, changes nothing.
    */
   async function applyEvent(event: PaymentEvent): Promise<void> {
-    // the common case, a one-off payment that succeeded, in one statement (statements.ts); what
-    // it leaves alone (seen before, unknown, final, monthly, failed) is decided below
-    if (event.type === 'payment.succeeded' && isUuid(event.donationId)) {
-      const booked = await statements.bookOneOff({
-        provider: provider.name,
-        eventId: event.eventId,
-        providerRef: event.providerRef,
-        donationId: event.donationId,
-      });
-      if (booked) return announceSuccess(booked.donation, booked);
-    }
+    // the common case, a one-off payment that succeeded, in one statement; what it leaves alone
+    // (seen before, unknown, final, monthly, failed) is decided below
+    if (event.type === 'payment.succeeded' && isUuid(event.donationId) && (await bookOneOff(event))) return;
     const result = await db.transaction(async (tx) => {
       const seen = await tx
         .insert(paymentEvents)
@@ -307,12 +340,23 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       }
       return { kind: 'failed' as const, d };
     });
+    const waiting = result && starting.get(result.d.id);
+    if (waiting) waiting.settled = result.d;
     if (result?.kind === 'succeeded') await announceSuccess(result.d);
     if (result?.kind === 'cancelled') await announceCancelled(result.sub);
   }
 
-  /** Starts the provider's payment for a new pending donation; a refusal marks it failed. */
-  async function startPayment(d: DonationRow, p: { card?: string; email: string; campaignTitle: string }): Promise<DonationRow> {
+  /**
+   * Starts the provider's payment for a new pending donation; a refusal marks it failed. `facts`
+   * (a one-off donation's, from its insert) are what the booking's messages need.
+   */
+  async function startPayment(
+    d: DonationRow,
+    p: { card?: string; email: string; campaignTitle: string; receiptLink?: string },
+    facts?: Facts,
+  ): Promise<DonationRow> {
+    const entry: { facts?: Facts; settled?: DonationRow } = { facts };
+    starting.set(d.id, entry);
     try {
       const started = await provider.startPayment({
         donationId: d.id,
@@ -322,10 +366,13 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         saveForLater: d.recurring,
         email: p.email,
         campaignTitle: p.campaignTitle,
-        successUrl: receiptLink(d),
+        successUrl: p.receiptLink ?? receiptLink(d),
         cancelUrl: `${config.appUrl}/campaigns/${d.campaignId}`,
         idempotencyKey: `donation:${d.id}`,
       });
+      // settled by the provider's event while it was asked: no longer pending, so storing the
+      // reference would write nothing, and the row is the one the event's statement answered
+      if (entry.settled) return entry.settled;
       return await statements.started(d.id, started.providerRef, started.kind === 'redirect' ? started.checkoutUrl : null);
     } catch (err) {
       const message = err instanceof PaymentProviderError ? err.message : M.paymentFailed;
@@ -340,6 +387,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           .set({ status: 'cancelled', cancelledAt: new Date(), updatedAt: new Date() })
           .where(and(eq(subscriptions.id, d.subscriptionId), eq(subscriptions.status, 'active')));
       }
+    } finally {
+      starting.delete(d.id);
     }
     const [after] = await db.select().from(donations).where(eq(donations.id, d.id));
     return after;
@@ -351,6 +400,62 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       .from(payouts)
       .where(and(eq(payouts.campaignId, campaignId), eq(payouts.status, 'pending'), sql`${payouts.currency} = ${currency}`));
     return Number(r.n);
+  }
+
+  /**
+   * A monthly donation: its subscription and its first month, together, then the first payment.
+   * The same key with the same request answers the first answer again.
+   */
+  async function donateMonthly(
+    actor: Actor,
+    campaign: { id: string; currency: DonationRow['currency']; title: string },
+    p: { amount: number; card?: string; idempotencyKey: string; requestHash: string; existing: () => Promise<DonationRow | null> },
+  ): Promise<DonationRow> {
+    const user = actor.user!;
+    const replay = await p.existing();
+    if (replay) return replay;
+    await deps.limiter.write('donation', actor);
+    const now = new Date();
+    let created: DonationRow;
+    try {
+      created = await db.transaction(async (tx) => {
+        const [sub] = await tx
+          .insert(subscriptions)
+          .values({ campaignId: campaign.id, donorId: user.id, amount: p.amount, currency: campaign.currency, provider: provider.name, nextChargeAt: now })
+          .returning({ id: subscriptions.id });
+        await recordChange(tx, {
+          modelName: 'Subscription',
+          action: 'create',
+          key: sub.id,
+          fields: ['amount', 'currency', 'campaignId'],
+          actorId: user.id,
+        });
+        const [d] = await tx
+          .insert(donations)
+          .values({
+            campaignId: campaign.id,
+            donorId: user.id,
+            amount: p.amount,
+            currency: campaign.currency,
+            provider: provider.name,
+            idempotencyKey: p.idempotencyKey,
+            requestHash: p.requestHash,
+            recurring: true,
+            subscriptionId: sub.id,
+            period: periodOf(now),
+          })
+          .returning();
+        return d;
+      });
+    } catch (err) {
+      // the same key raced in from another request: answer as that one does
+      if (isUniqueViolation(err, 'donations_idempotency_key')) {
+        const d = await p.existing();
+        if (d) return d;
+      }
+      throw err;
+    }
+    return startPayment(created, { card: p.card, email: user.email, campaignTitle: campaign.title });
   }
 
   const service = {
@@ -373,21 +478,33 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
      * after the pending donation is stored, and the provider's event decides how it ends.
      */
     async donate(actor: Actor, campaignId: string, input: Out<typeof DonateFields>, idempotencyKey: string): Promise<DonationDto> {
-      const campaign = await visible(actor, campaignId);
-      if (campaign.actionMode === 'support') throw conflict(M.donationsNotAccepted);
       const user = actor.user;
-      if (input.monthly && !user) throw unauthorized(M.monthlyNeedsAccount);
-      const guestEmail = user ? null : input.email?.toLowerCase();
-      if (!user && !guestEmail) throw badRequest(M.guestEmailRequired);
+      const guestEmail = user ? null : (input.email?.toLowerCase() ?? null);
+      // what the request itself gets wrong, in the order it is answered (after the campaign's refusals)
+      let refusal: AppError | null = null;
       let card: string | undefined;
-      if (provider.collectsCardInApp) {
-        if (!input.card) throw badRequest(M.cardRequired);
-        const problem = provider.checkCard?.(input.card);
-        if (problem) throw badRequest(problem);
-        card = input.card;
+      if (input.monthly && !user) refusal = unauthorized(M.monthlyNeedsAccount);
+      else if (!user && !guestEmail) refusal = badRequest(M.guestEmailRequired);
+      else if (provider.collectsCardInApp) {
+        const problem = input.card ? provider.checkCard?.(input.card) : M.cardRequired;
+        if (problem) refusal = badRequest(problem);
+        else card = input.card;
       }
+      /** The campaign's own refusals, answered before anything else: 404 unknown or hidden, 409 when it takes no donations. */
+      const campaignTakingDonations = async () => {
+        const campaign = await visible(actor, campaignId);
+        if (campaign.actionMode === 'support') throw conflict(M.donationsNotAccepted);
+        return campaign;
+      };
+      if (refusal) {
+        await campaignTakingDonations();
+        throw refusal;
+      }
+      if (!isUuid(campaignId)) throw notFound(M.campaignNotFound);
+      // the id as PostgreSQL writes it, so that a retry's hash does not depend on the URL's case
+      const id = campaignId.toLowerCase();
       const amount = toMinor(input.amount);
-      const requestHash = sha256Hex(JSON.stringify([user ? `u:${user.id}` : `e:${guestEmail}`, campaign.id, amount, input.monthly, card ?? null]));
+      const requestHash = sha256Hex(JSON.stringify([user ? `u:${user.id}` : `e:${guestEmail}`, id, amount, input.monthly, card ?? null]));
 
       const existing = async () => {
         const [d] = await db.select().from(donations).where(eq(donations.idempotencyKey, idempotencyKey));
@@ -395,85 +512,48 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!equalHex(d.requestHash, requestHash)) throw conflict(M.idempotencyKeyReused);
         return d;
       };
-      let created: DonationRow;
-      if (!input.monthly) {
-        // a one-off donation is one insert, which leaves a key already taken alone: then the
-        // answer is that donation's (or the 409 when the request differs)
-        try {
-          await deps.limiter.write('donation', actor);
-        } catch (err) {
-          // a retry of a donation made before the budget ran out still gets its answer
-          const replay = await existing();
-          if (replay) return answer(replay);
-          throw err;
-        }
-        const inserted = await statements.insertPending({
-          campaignId: campaign.id,
-          donorId: user?.id ?? null,
-          donorEmail: guestEmail ?? null,
-          amount,
-          currency: campaign.currency,
-          provider: provider.name,
-          idempotencyKey,
-          requestHash,
-        });
-        if (!inserted) {
-          const replay = await existing();
-          if (!replay) throw new Error('a donation idempotency key is taken, but no donation holds it');
-          return answer(replay);
-        }
-        created = inserted;
-      } else {
+      if (input.monthly) return answer(await donateMonthly(actor, await campaignTakingDonations(), { amount, card, idempotencyKey, requestHash, existing }));
+
+      // a one-off donation is one statement with the read of its campaign (statements.ts), which
+      // leaves a key already taken alone: then the answer is that donation's (or the 409 when the
+      // request differs)
+      try {
+        await deps.limiter.write('donation', actor);
+      } catch (err) {
+        // the campaign's refusals first; a retry of a donation made before the budget ran out still gets its answer
+        await campaignTakingDonations();
         const replay = await existing();
         if (replay) return answer(replay);
-        await deps.limiter.write('donation', actor);
-        const now = new Date();
-        try {
-          // a monthly donation: its subscription and its first month, together
-          created = await db.transaction(async (tx) => {
-            const [sub] = await tx
-              .insert(subscriptions)
-              .values({ campaignId: campaign.id, donorId: user!.id, amount, currency: campaign.currency, provider: provider.name, nextChargeAt: now })
-              .returning({ id: subscriptions.id });
-            await recordChange(tx, {
-              modelName: 'Subscription',
-              action: 'create',
-              key: sub.id,
-              fields: ['amount', 'currency', 'campaignId'],
-              actorId: user!.id,
-            });
-            const [d] = await tx
-              .insert(donations)
-              .values({
-                campaignId: campaign.id,
-                donorId: user!.id,
-                amount,
-                currency: campaign.currency,
-                provider: provider.name,
-                idempotencyKey,
-                requestHash,
-                recurring: true,
-                subscriptionId: sub.id,
-                period: periodOf(now),
-              })
-              .returning();
-            return d;
-          });
-        } catch (err) {
-          // the same key raced in from another request: answer as that one does
-          if (isUniqueViolation(err, 'donations_idempotency_key')) {
-            const d = await existing();
-            if (d) return answer(d);
-          }
-          throw err;
-        }
+        throw err;
       }
-      const after = await startPayment(created, {
-        card,
-        email: guestEmail ?? user!.email,
-        campaignTitle: campaign.title,
+      const inserted = await statements.insertPending({
+        campaignId: id,
+        adult: canSeeAdult(actor),
+        donorId: user?.id ?? null,
+        donorEmail: guestEmail,
+        amount,
+        provider: provider.name,
+        idempotencyKey,
+        requestHash,
       });
-      return answer(after);
+      if (!inserted) throw notFound(M.campaignNotFound);
+      if (inserted.actionMode === 'support') throw conflict(M.donationsNotAccepted);
+      if (!inserted.donation) {
+        const replay = await existing();
+        if (!replay) throw new Error('a donation idempotency key is taken, but no donation holds it');
+        return answer(replay);
+      }
+      // the receipt link (an HMAC for a guest's) once: the provider's return page, the receipt email and the answer carry it
+      const link = receiptLink(inserted.donation);
+      const facts: Facts = {
+        donation: inserted.donation,
+        campaignTitle: inserted.title,
+        ownerEmail: inserted.ownerEmail,
+        accountEmail: user?.email ?? null,
+        receiptLink: link,
+      };
+      const after = await startPayment(inserted.donation, { card, email: guestEmail ?? user!.email, campaignTitle: inserted.title, receiptLink: link }, facts);
+      return answer(after, link);
     },
 
     /**
