@@ -71,7 +71,8 @@ const adminOnly = (el: ReactNode) => <RequireAdmin>{el}</RequireAdmin>;
  * log in; adminOnly() shows Access denied. Every route of the shared list has its element here
  * (the type says so), except the one page outside the layout.
  */
-const show = (name: AppRouteName) => <RoutePage page={pages[name]} />;
+// keyed by route: another route's page is another component (its own state), as with React.lazy
+const show = (name: AppRouteName) => <RoutePage key={name} page={pages[name]} />;
 const layoutElements: Record<Exclude<AppRouteName, 'adminCron'>, ReactNode> = {
   home: show('home'),
 

@@ -1,5 +1,5 @@
 import { hydrate, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import superjson from 'superjson';
 import { config as zodConfig } from 'zod';
@@ -21,14 +21,19 @@ if (firstData) hydrate(queryClient, superjson.deserialize(JSON.parse(firstData))
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
+// The first render is a transition: React renders it in slices of a few milliseconds and lets
+// the browser in between, rather than in one long task (a phone's main thread would be blocked
+// for the whole page); nothing is on screen before it anyway.
 void preloadPage(window.location.pathname).then(() =>
-  createRoot(root).render(
-    <StrictMode>
-      <trpc.Provider client={trpcClient} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <App />
-        </QueryClientProvider>
-      </trpc.Provider>
-    </StrictMode>,
+  startTransition(() =>
+    createRoot(root).render(
+      <StrictMode>
+        <trpc.Provider client={trpcClient} queryClient={queryClient}>
+          <QueryClientProvider client={queryClient}>
+            <App />
+          </QueryClientProvider>
+        </trpc.Provider>
+      </StrictMode>,
+    ),
   ),
 );
