@@ -1,6 +1,6 @@
-import { lazy, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
+import { lazy, useState, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router-dom';
-import { appRouteNames, appRoutes, type AppRouteName } from '../shared/routes';
+import { appRouteNames, appRoutes, matchAppRoute, type AppRouteName } from '../shared/routes';
 import { RequireAdmin, RequireSignIn } from './auth/guards';
 import { RouteError } from './components/RouteError';
 import { BareLayout, Layout } from './layout/Layout';
@@ -14,14 +14,54 @@ import { NotFoundPage } from './pages/NotFoundPage';
  */
 const pageModules = import.meta.glob<{ default: ComponentType }>('./pages/*/*Page.tsx');
 
-function lazyPage(name: AppRouteName): LazyExoticComponent<ComponentType> {
-  const file = `./pages/${appRoutes[name].page}.tsx`;
-  const load = pageModules[file];
-  if (!load) throw new Error(`The route ${name} names a page module that does not exist: ${file}`);
-  return lazy(load);
+/** A route's page module: loaded when first shown (React.lazy), or before, by preloadPage(). */
+interface LazyPage {
+  Lazy: ComponentType;
+  /** The page's component once its module is in. */
+  loaded?: ComponentType;
+  load(): Promise<unknown>;
 }
 
-const pages = Object.fromEntries(appRouteNames.map((name) => [name, lazyPage(name)])) as Record<AppRouteName, LazyExoticComponent<ComponentType>>;
+function lazyPage(name: AppRouteName): LazyPage {
+  const file = `./pages/${appRoutes[name].page}.tsx`;
+  const importPage = pageModules[file];
+  if (!importPage) throw new Error(`The route ${name} names a page module that does not exist: ${file}`);
+  const page: LazyPage = {
+    Lazy: lazy(() => page.load() as Promise<{ default: ComponentType }>),
+    load: () =>
+      importPage().then((m) => {
+        page.loaded = m.default;
+        return m;
+      }),
+  };
+  return page;
+}
+
+/**
+ * A page already loaded renders at once (React.lazy would first suspend for a turn and show the
+ * loading state); which of the two a mounted page renders never changes, so it keeps its state.
+ */
+function RoutePage({ page }: { page: LazyPage }) {
+  const [Shown] = useState<ComponentType>(() => page.loaded ?? page.Lazy);
+  return <Shown />;
+}
+
+const pages = Object.fromEntries(appRouteNames.map((name) => [name, lazyPage(name)])) as Record<AppRouteName, LazyPage>;
+
+/**
+ * Loads the page module of the route that shows `pathname` (the server preloads its files with
+ * the page), so the first render shows the page itself rather than a loading state first.
+ * Resolves either way: a module that failed to load is asked for again when the route renders.
+ */
+export function preloadPage(pathname: string): Promise<void> {
+  const route = matchAppRoute(pathname);
+  return route
+    ? pages[route].load().then(
+        () => undefined,
+        () => undefined,
+      )
+    : Promise.resolve();
+}
 
 const signedIn = (el: ReactNode) => <RequireSignIn>{el}</RequireSignIn>;
 const adminOnly = (el: ReactNode) => <RequireAdmin>{el}</RequireAdmin>;
@@ -31,10 +71,8 @@ const adminOnly = (el: ReactNode) => <RequireAdmin>{el}</RequireAdmin>;
  * log in; adminOnly() shows Access denied. Every route of the shared list has its element here
  * (the type says so), except the one page outside the layout.
  */
-const show = (name: AppRouteName) => {
-  const Page = pages[name];
-  return <Page />;
-};
+// keyed by route: another route's page is another component (its own state), as with React.lazy
+const show = (name: AppRouteName) => <RoutePage key={name} page={pages[name]} />;
 const layoutElements: Record<Exclude<AppRouteName, 'adminCron'>, ReactNode> = {
   home: show('home'),
 

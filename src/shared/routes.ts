@@ -67,19 +67,32 @@ function compile(pattern: string): RegExp {
   return new RegExp(`^${source}\\/*$`, 'i');
 }
 
-const compiled = appRouteNames.map((name) => ({ name, re: compile(appRoutes[name].path) }));
+/** Each route's pattern, compiled when first asked for: the client's router does its own matching. */
+let compiled: { name: AppRouteName; re: RegExp; keys: string[] }[] | undefined;
 
 /**
- * The route that shows `pathname` (decoded, without query), or undefined when none can: the
- * client then shows its "Page not found" page. A static path wins over a parameter
- * (`/campaigns/new` is not a campaign), as in the client's router.
+ * The route that shows `pathname` (decoded, without query) with its parameters, or undefined
+ * when none can: the client then shows its "Page not found" page. A static path wins over a
+ * parameter (`/campaigns/new` is not a campaign), as in the client's router.
  */
-export function matchAppRoute(pathname: string): AppRouteName | undefined {
-  let best: { name: AppRouteName; params: number } | undefined;
-  for (const { name, re } of compiled) {
-    if (!re.test(pathname)) continue;
-    const params = (appRoutes[name].path.match(/:/g) ?? []).length;
-    if (!best || params < best.params) best = { name, params };
+export function matchAppPath(pathname: string): { name: AppRouteName; params: Record<string, string> } | undefined {
+  compiled ??= appRouteNames.map((name) => ({
+    name,
+    re: compile(appRoutes[name].path),
+    keys: Array.from(appRoutes[name].path.matchAll(/\/:([\w-]+)/g), (m) => m[1]),
+  }));
+  let best: { name: AppRouteName; keys: string[]; match: RegExpExecArray } | undefined;
+  for (const { name, re, keys } of compiled) {
+    const match = re.exec(pathname);
+    if (!match) continue;
+    if (!best || keys.length < best.keys.length) best = { name, keys, match };
   }
-  return best?.name;
+  if (!best) return undefined;
+  const { match } = best;
+  return { name: best.name, params: Object.fromEntries(best.keys.map((k, i) => [k, match[i + 1]])) };
+}
+
+/** The name of the route that shows `pathname` (see matchAppPath), or undefined. */
+export function matchAppRoute(pathname: string): AppRouteName | undefined {
+  return matchAppPath(pathname)?.name;
 }

@@ -1,7 +1,7 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useId, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { TAG_SUGGESTIONS } from '../../shared/constants';
-import { normaliseTags } from '../../shared/schemas/common';
+import { normaliseTags } from '../../shared/tags';
 import { trpc } from '../trpc';
 import { FieldError, FieldLabel } from './Field';
 

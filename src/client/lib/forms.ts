@@ -21,6 +21,49 @@ export function validate<S extends z.ZodType>(schema: S, values: unknown): Valid
   return { ok: false, data: null, errors };
 }
 
+/** A form's schema, loaded on first use (see lazySchema). */
+export interface LazySchema<S extends z.ZodType> {
+  /** The schema: at once when it is in, else once its module has loaded. */
+  get(): Promise<S>;
+  /** Starts loading it: a form calls this when it is first focused or touched, so a submit finds it ready. */
+  prefetch(): void;
+}
+
+/**
+ * A form's schema, loaded when the form is first used instead of with its page. The schema
+ * modules bring zod, and building their schemas takes tens of milliseconds of a phone's main
+ * thread: a page whose first paint shows a form (log in, the campaign's Donate and Support panels)
+ * paints sooner without them, and they are in long before the person finishes typing. `load`
+ * is a dynamic import of the schema's module; a failed load is tried again on the next use.
+ */
+export function lazySchema<S extends z.ZodType>(load: () => Promise<S>): LazySchema<S> {
+  let pending: Promise<S> | undefined;
+  const get = () =>
+    (pending ??= load().catch((err: unknown) => {
+      pending = undefined;
+      throw err;
+    }));
+  return {
+    get,
+    prefetch() {
+      get().catch(() => {
+        // the submit that needs it tries again and reports the failure
+      });
+    },
+  };
+}
+
+/** validate() with a schema loaded on first use; null when it could not be loaded (the form then says the request failed). */
+export async function validateLazy<S extends z.ZodType>(schema: LazySchema<S>, values: unknown): Promise<Validated<z.output<S>> | null> {
+  let loaded: S;
+  try {
+    loaded = await schema.get();
+  } catch {
+    return null;
+  }
+  return validate(loaded, values);
+}
+
 /** Focuses the first control marked invalid inside `root`, in document order. */
 export function focusFirstInvalid(root: ParentNode | null | undefined): boolean {
   const el = root?.querySelector<HTMLElement>('[aria-invalid="true"]:not([disabled])');

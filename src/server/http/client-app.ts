@@ -7,8 +7,10 @@ import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:z
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { M } from '../../shared/messages';
+import { appRouteNames, appRoutes, matchAppPath, matchAppRoute, type AppRouteName } from '../../shared/routes';
+import { firstData, type FirstData } from './first-data';
+import { readPageSession } from './request-auth';
 import { isApiUrl, MAX_PARAM_LENGTH } from './security';
-import { appRouteNames, appRoutes, matchAppRoute, type AppRouteName } from '../../shared/routes';
 
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const clientDist = path.join(projectRoot, 'dist', 'client');
@@ -76,22 +78,17 @@ interface ManifestChunk {
 }
 type Manifest = Record<string, ManifestChunk>;
 
-/** The built page, ready to send: as is, brotli and gzip, with its validator. */
-interface PageShell {
-  html: Buffer;
-  br: Buffer;
-  gzip: Buffer;
-  etag: string;
-}
-
-function shellOf(html: string): PageShell {
+/**
+ * A page in the encoding the browser asked for, compressed per answer (the page carries its first
+ * data, so each answer is its own): brotli at a middle quality, a fraction of a millisecond for
+ * a page of some tens of kilobytes.
+ */
+function encodePage(html: string, encoding: 'br' | 'gzip' | undefined): Buffer {
   const body = Buffer.from(html);
-  return {
-    html: body,
-    br: brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY } }),
-    gzip: gzipSync(body, { level: zlibConstants.Z_BEST_COMPRESSION }),
-    etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-  };
+  if (encoding === 'br')
+    return brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+  if (encoding === 'gzip') return gzipSync(body, { level: 6 });
+  return body;
 }
 
 /** Every chunk `key` loads before it runs (its static imports, all the way down), itself included. */
@@ -128,22 +125,24 @@ export function routePreloadTags(manifest: Manifest, route: AppRouteName): strin
 
 /**
  * The HTML of each route (index.html with that route's preload tags), and of a path no route
- * matches (index.html as built: the client shows its "Page not found" page). Made once at start.
+ * matches (index.html as built: the client shows its "Page not found" page). Made once at start;
+ * each answer adds its first data (first-data.ts).
  */
-async function pageShells(distDir: string): Promise<{ routes: Record<AppRouteName, PageShell>; notFound: PageShell }> {
+async function pageTemplates(distDir: string): Promise<{ routes: Record<AppRouteName, string>; notFound: string }> {
   const index = await readFile(path.join(distDir, 'index.html'), 'utf8');
   const manifestFile = path.join(distDir, '.vite', 'manifest.json');
   const manifest: Manifest = existsSync(manifestFile) ? JSON.parse(await readFile(manifestFile, 'utf8')) : {};
   const withTags = (tags: string) => (tags ? index.replace('</head>', `${tags}</head>`) : index);
-  const shells = new Map<string, PageShell>();
-  const routes = {} as Record<AppRouteName, PageShell>;
-  for (const name of appRouteNames) {
-    const html = withTags(routePreloadTags(manifest, name));
-    // routes that share a page module share one shell
-    if (!shells.has(html)) shells.set(html, shellOf(html));
-    routes[name] = shells.get(html)!;
-  }
-  return { routes, notFound: shellOf(index) };
+  const routes = {} as Record<AppRouteName, string>;
+  for (const name of appRouteNames) routes[name] = withTags(routePreloadTags(manifest, name));
+  return { routes, notFound: index };
+}
+
+/** `template` with the page's first data: the data block at the end of the body, the head's tags before its end. */
+export function withFirstData(template: string, data: FirstData): string {
+  const withHead = data.head ? template.replace('</head>', `${data.head}</head>`) : template;
+  const at = withHead.lastIndexOf('</body>');
+  return at < 0 ? withHead + data.body : withHead.slice(0, at) + data.body + withHead.slice(at);
 }
 
 /**
@@ -168,31 +167,46 @@ export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' 
   return undefined;
 }
 
-function sendShell(req: FastifyRequest, reply: FastifyReply, shell: PageShell, status: 200 | 404) {
-  reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
-  if (status === 200) {
-    reply.header('etag', shell.etag);
-    const match = req.headers['if-none-match'];
-    if (match?.split(',').some((t) => t.trim() === shell.etag || t.trim() === '*')) return reply.code(304).send();
+/**
+ * The page for `url`: the route's template with its first data for this visitor (who is signed
+ * in, and the public page's own reads). It depends on the session, so it is kept by the browser
+ * only (`private`) and revalidated each time; a repeat visit whose page says the same as the
+ * copy it has gets a 304 (the answers in it then count as read back then: React Query asks
+ * again for those older than their freshness).
+ */
+async function sendPage(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, templates: Awaited<ReturnType<typeof pageTemplates>>) {
+  const q = req.url.indexOf('?');
+  const [pathname, query] = q < 0 ? [req.url, ''] : [req.url.slice(0, q), req.url.slice(q + 1)];
+  const match = matchAppPath(decodedPath(pathname));
+  await readPageSession(req, reply, app.deps);
+  const data = await firstData({ deps: app.deps, services: app.services, req, res: reply }, match?.name, match?.params ?? {}, new URLSearchParams(query));
+  const template = match ? templates.routes[match.name] : templates.notFound;
+  reply.header('cache-control', 'private, no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
+  if (match) {
+    // the same page (template and answers) gets the same validator, whenever its answers were read
+    const etag = `W/"${createHash('sha256').update(template).update(data.head).update(data.stable).digest('base64url').slice(0, 27)}"`;
+    reply.header('etag', etag);
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) return reply.code(304).send();
   }
   const encoding = pickEncoding(req.headers['accept-encoding']);
-  reply.code(status);
+  reply.code(match ? 200 : 404);
   if (encoding) reply.header('content-encoding', encoding);
-  return reply.send(encoding === 'br' ? shell.br : encoding === 'gzip' ? shell.gzip : shell.html);
+  return reply.send(encodePage(withFirstData(template, data), encoding));
 }
 
 /**
  * Production: the built client. Hashed assets are cached for a year, everything else (the page,
  * robots.txt, the icon) is revalidated; the brotli or gzip copy written at build time
  * (build-client.ts) is sent to a browser that accepts it. A path the app has a route for gets
- * the page with that route's module preloaded; any other gets the page with a 404, and the
- * client shows "Page not found".
+ * the page with that route's module preloaded and its first data inside (first-data.ts); any
+ * other gets the page with a 404, and the client shows "Page not found".
  */
 export async function registerBuiltClient(app: FastifyInstance, distDir: string = clientDist): Promise<void> {
   if (!existsSync(path.join(distDir, 'index.html'))) {
     throw new Error(`The client is not built (${distDir} has no index.html). Run \`npm run build\`.`);
   }
-  const shells = await pageShells(distDir);
+  const templates = await pageTemplates(distDir);
   await app.register(fastifyStatic, {
     root: distDir,
     prefix: '/',
@@ -214,11 +228,10 @@ export async function registerBuiltClient(app: FastifyInstance, distDir: string 
     if (longestSegment(req.url) > FILE_NAME_MAX) return void reply.callNotFound();
     done();
   });
-  app.get('/', (req, reply) => sendShell(req, reply, shells.routes.home, 200));
+  app.get('/', (req, reply) => sendPage(app, req, reply, templates));
   app.setNotFoundHandler((req, reply) => {
     if (!wantsPage(req)) return apiNotFound(req, reply);
-    const route = matchAppRoute(decodedPath(req.url));
-    return route ? sendShell(req, reply, shells.routes[route], 200) : sendShell(req, reply, shells.notFound, 404);
+    return sendPage(app, req, reply, templates);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import { validateSessionToken } from '../auth/session';
@@ -58,12 +58,26 @@ export function registerRequestAuth(app: FastifyInstance, deps: Deps): void {
     if (!token) return;
     if (!bearer && unsafe && !origin && fetchSite !== 'same-origin') throw forbidden(M.crossSiteRefused);
 
-    const valid = await validateSessionToken(deps.db, token);
-    if (!valid) {
-      if (!bearer) clearSessionCookie(reply, deps.config);
-      return;
-    }
-    if (valid.refreshed && !bearer) setSessionCookie(reply, deps.config, token, valid.session.expiresAt);
-    req.actor = { user: valid.user, session: valid.session, ip: req.ip };
+    await signIn(req, reply, deps, token, bearer !== null);
   });
+}
+
+/** Puts the session of `token` on `request.actor`; a cookie that names no live session is cleared, a live one refreshed. */
+async function signIn(req: FastifyRequest, reply: FastifyReply, deps: Deps, token: string, bearer: boolean): Promise<void> {
+  const valid = await validateSessionToken(deps.db, token);
+  if (!valid) {
+    if (!bearer) clearSessionCookie(reply, deps.config);
+    return;
+  }
+  if (valid.refreshed && !bearer) setSessionCookie(reply, deps.config, token, valid.session.expiresAt);
+  req.actor = { user: valid.user, session: valid.session, ip: req.ip };
+}
+
+/**
+ * A request for one of the app's pages (a GET, never a write): the session cookie's person on
+ * `request.actor`, so the page can be sent with what its first paint needs to know about them.
+ */
+export async function readPageSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): Promise<void> {
+  const token = req.cookies[SESSION_COOKIE];
+  if (token) await signIn(req, reply, deps, token, false);
 }

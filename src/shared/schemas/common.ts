@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { M } from '../messages';
+import { normaliseTags } from '../tags';
 
 /**
  * The building blocks of every text a client sends (bodies, query strings, path parameters,
@@ -42,15 +43,7 @@ export function toDate(v: string | Date, ctx: z.RefinementCtx, invalid: string):
 /** An id in a path: any string here; services answer 404 for one that names nothing (or is malformed). */
 export const IdSchema = text().trim().min(1).max(100);
 
-/** Normalised tags: lower-cased, trimmed, empty and duplicate ones dropped. */
-export function normaliseTags(tags: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const raw of tags) {
-    const t = raw.trim().toLowerCase();
-    if (t && !out.includes(t)) out.push(t);
-  }
-  return out;
-}
+export { normaliseTags };
 
 export const TagsSchema = z.array(text().max(40, 'A tag can be at most 40 characters')).max(30, 'At most 30 tags').transform(normaliseTags);
 

@@ -1,5 +1,6 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { campaignInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
@@ -16,14 +17,16 @@ import { useSession } from '../../auth/useSession';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
-import { CampaignDonations } from './CampaignDonations';
 import { CommentsSection } from './comments/CommentsSection';
-import { CampaignSupporters } from './CampaignSupporters';
 import { DonatePanel } from './DonatePanel';
-import { FundsPanel } from './FundsPanel';
-import { RaiseDisputeButton } from '../disputes/DisputeDialog';
+import { RaiseDisputeButton } from '../disputes/RaiseDisputeButton';
 import { PageNotice, usePageNotice } from './pageNotice';
 import { SupportPanel } from './SupportPanel';
+
+// the owner's panels (funds, supporters, donations) load only for the owner and admins
+const FundsPanel = lazy(() => import('./FundsPanel').then((m) => ({ default: m.FundsPanel })));
+const CampaignSupporters = lazy(() => import('./CampaignSupporters').then((m) => ({ default: m.CampaignSupporters })));
+const CampaignDonations = lazy(() => import('./CampaignDonations').then((m) => ({ default: m.CampaignDonations })));
 
 const BackLink = () => (
   <Link className="back-link" to="/campaigns">
@@ -34,7 +37,7 @@ const BackLink = () => (
 /** /campaigns/{id}: the campaign with its cover, owner, figures, description, tags and gallery; Edit for its owner. */
 export default function CampaignDetailPage() {
   const { id = '' } = useParams();
-  const campaign = trpc.campaigns.get.useQuery({ id }, { enabled: id !== '' });
+  const campaign = trpc.campaigns.get.useQuery(campaignInput(id), { enabled: id !== '' });
   usePageTitle(campaign.data?.title ?? 'Campaign');
 
   // "Campaign created." or "Changes saved." when the form sent the person here
@@ -163,9 +166,13 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
           {takesDonations && <DonatePanel campaign={c} />}
         </div>
       </div>
-      {ownerView && <FundsPanel campaign={c} />}
-      {ownerView && (takesSupport || c.supporters > 0) && <CampaignSupporters campaignId={c._id} />}
-      {ownerView && (takesDonations || c.donors > 0) && <CampaignDonations campaignId={c._id} />}
+      {ownerView && (
+        <Suspense fallback={<Loading />}>
+          <FundsPanel campaign={c} />
+          {(takesSupport || c.supporters > 0) && <CampaignSupporters campaignId={c._id} />}
+          {(takesDonations || c.donors > 0) && <CampaignDonations campaignId={c._id} />}
+        </Suspense>
+      )}
       <CommentsSection campaignId={c._id} />
     </article>
   );

@@ -1,10 +1,10 @@
-import { PAGE_SIZE } from '../../../shared/constants';
+import { campaignListInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
 import { FavoriteButton } from '../../components/FavoriteButton';
 import { ItemListPage, nextPageParam } from '../../components/ItemList';
 import { trpc } from '../../trpc';
 
-const useCampaigns = (q: string) => trpc.campaigns.list.useInfiniteQuery({ q, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
+const useCampaigns = (q: string) => trpc.campaigns.list.useInfiniteQuery(campaignListInput(q), { getNextPageParam: nextPageParam });
 
 /** /campaigns (accepts q): search bound to ?q=, the campaigns table (cards on small screens), infinite scroll. */
 export default function CampaignsPage() {

@@ -3,13 +3,13 @@ import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { CURRENCY_SYMBOL, formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { DonateFields, type DonationDto, type PaymentInfoDto } from '../../../shared/schemas/donations';
+import type { DonationDto, PaymentInfoDto } from '../../../shared/schemas/donations';
 import { useSession } from '../../auth/useSession';
 import { Field, FieldError, FieldLabel } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { errorMessage, httpStatus } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { lazySchema, validateLazy, type FieldErrors } from '../../lib/forms';
 import { newIdempotencyKey } from '../../lib/idempotency';
 import { trpc } from '../../trpc';
 
@@ -30,6 +30,8 @@ const FIELD_OF: Record<string, 'amount' | 'email' | 'card'> = {
   [M.cardRequired]: 'card',
   [M.cardNotTestCard]: 'card',
 };
+
+const donateSchema = lazySchema(() => import('../../../shared/schemas/donations').then((m) => m.DonateFields));
 
 /** '4242424242424242' reads '4242 4242 4242 4242'. */
 const groupsOf4 = (card: string) => card.replace(/(\d{4})(?=\d)/g, '$1 ');
@@ -72,6 +74,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
   const formRef = useRef<HTMLFormElement>(null);
   const submitRef = useRef<HTMLButtonElement>(null);
   const thanksRef = useRef<HTMLHeadingElement>(null);
+  /** A submit waiting for the schema (only the first, and only on a slow connection): another one waits for it. */
+  const checking = useRef(false);
 
   const donate = trpc.donations.donate.useMutation();
   const busy = donate.isPending || redirecting;
@@ -95,19 +99,26 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
     setFocusFor(null);
   }, [focusFor, busy]);
 
-  function onSubmit(e: FormEvent<HTMLFormElement>) {
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    if (busy) return;
+    if (busy || checking.current) return;
     const found: FieldErrors = {};
     if (amountText === '') found.amount = CHOOSE_AMOUNT;
     if (!isSignedIn && email.trim() === '') found.email = M.guestEmailRequired;
     if (info.cardInApp && card.trim() === '') found.card = M.cardRequired;
-    const v = validate(DonateFields, {
+    checking.current = true;
+    const v = await validateLazy(donateSchema, {
       amount: amountText,
       monthly: isSignedIn && monthly,
       email: isSignedIn ? undefined : email || undefined,
       card: info.cardInApp ? card || undefined : undefined,
     });
+    checking.current = false;
+    if (!v) {
+      setErrors({ form: M.requestFailed });
+      setFocusFor({});
+      return;
+    }
     const all = { ...v.errors, ...found };
     setErrors(all);
     if (!v.ok || Object.keys(found).length) {
@@ -207,7 +218,14 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
   const amountHintId = `${ids}-amount-hint`;
   const testCards = info.testCards;
   return (
-    <form ref={formRef} className="form donate-form" onSubmit={onSubmit} noValidate>
+    <form
+      ref={formRef}
+      className="form donate-form"
+      onSubmit={(e) => void onSubmit(e)}
+      onFocus={donateSchema.prefetch}
+      onPointerDown={donateSchema.prefetch}
+      noValidate
+    >
       {info.testMode && (
         <p id={`${ids}-test-mode`} className="notice notice-info test-mode">
           {M.testModeNotice}

@@ -2,14 +2,13 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { SupportInput } from '../../../shared/schemas/supports';
 import { useSession } from '../../auth/useSession';
 import { Field } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { countdown, formatExecutionDate } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { lazySchema, validateLazy, type FieldErrors } from '../../lib/forms';
 import { trpc } from '../../trpc';
 
 const IM_IN = 'I’m in';
@@ -19,6 +18,8 @@ const SENDING = 'Sending…';
 
 /** Server messages about the email field (the rest are shown as an alert above the button). */
 const EMAIL_ERRORS = new Set<string>([M.guestSupportEmailRequired, M.emailRequired, M.emailInvalid]);
+
+const supportSchema = lazySchema(() => import('../../../shared/schemas/supports').then((m) => m.SupportInput));
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -188,6 +189,8 @@ function GuestSupport({ campaign: c }: { campaign: CampaignDto }) {
   /** After a failed submit: what to move the focus to (the email field, or the button). */
   const [focusFor, setFocusFor] = useState<FieldErrors | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  /** A submit waiting for the schema (only the first, and only on a slow connection): another one waits for it. */
+  const checking = useRef(false);
   const submitRef = useRef<HTMLButtonElement>(null);
   const sentRef = useRef<HTMLParagraphElement>(null);
   const support = trpc.supports.support.useMutation();
@@ -204,11 +207,18 @@ function GuestSupport({ campaign: c }: { campaign: CampaignDto }) {
     setFocusFor(null);
   }, [focusFor, busy]);
 
-  function onSubmit(e: FormEvent<HTMLFormElement>) {
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    if (busy) return;
-    const v = email.trim() === '' ? null : validate(SupportInput, { email });
-    const found: FieldErrors = v === null ? { email: M.guestSupportEmailRequired } : v.errors;
+    if (busy || checking.current) return;
+    checking.current = true;
+    const v = email.trim() === '' ? undefined : await validateLazy(supportSchema, { email });
+    checking.current = false;
+    if (v === null) {
+      setErrors({ form: M.requestFailed });
+      setFocusFor({});
+      return;
+    }
+    const found: FieldErrors = v === undefined ? { email: M.guestSupportEmailRequired } : v.errors;
     setErrors(found);
     if (!v?.ok || !v.data.email) {
       setFocusFor(found);
@@ -256,7 +266,14 @@ function GuestSupport({ campaign: c }: { campaign: CampaignDto }) {
   }
 
   return (
-    <form ref={formRef} className="form support-form" onSubmit={onSubmit} noValidate>
+    <form
+      ref={formRef}
+      className="form support-form"
+      onSubmit={(e) => void onSubmit(e)}
+      onFocus={supportSchema.prefetch}
+      onPointerDown={supportSchema.prefetch}
+      noValidate
+    >
       <Field
         label="Email"
         hint="we send you a link to confirm"

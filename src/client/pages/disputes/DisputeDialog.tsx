@@ -103,16 +103,3 @@ export function DisputeDialog({ campaignId, donationId, payoutId, onClose }: Dis
     </ConfirmDialog>
   );
 }
-
-/** 'Raise a dispute': opens the dispute modal about a campaign (and one of its donations or payouts). */
-export function RaiseDisputeButton({ campaignId, donationId, payoutId, className }: DisputeTarget & { className?: string }) {
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <button type="button" className={className ?? 'button button-secondary'} aria-haspopup="dialog" onClick={() => setOpen(true)}>
-        Raise a dispute
-      </button>
-      {open && <DisputeDialog campaignId={campaignId} donationId={donationId} payoutId={payoutId} onClose={() => setOpen(false)} />}
-    </>
-  );
-}

@@ -10,7 +10,7 @@ import { usePageTitle } from '../../hooks/usePageTitle';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
-import { RaiseDisputeButton } from '../disputes/DisputeDialog';
+import { RaiseDisputeButton } from '../disputes/RaiseDisputeButton';
 import { RefundDialog } from './RefundDialog';
 import { DonationStatusBadge } from './status';
 

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
+import { HOME_CAMPAIGNS, homeCampaignsInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
@@ -8,9 +9,6 @@ import { categoryLabel } from '../../components/itemText';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
-
-/** How many of the newest campaigns the home page shows. */
-export const HOME_CAMPAIGNS = 3;
 
 function ownerName(c: CampaignDto): string {
   return c.ownerId.name || c.ownerId.username || 'Someone';
@@ -64,7 +62,7 @@ function CardSkeletons() {
  */
 export function NewestCampaigns() {
   const { isSignedIn, isLoading } = useSession();
-  const list = trpc.campaigns.list.useQuery({ limit: HOME_CAMPAIGNS });
+  const list = trpc.campaigns.list.useQuery(homeCampaignsInput());
   let body: ReactNode;
   if (list.isPending) body = <CardSkeletons />;
   else if (list.isError) {

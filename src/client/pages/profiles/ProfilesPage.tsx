@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { PROFILE_LIST_TAGS, PROFILE_PAGE_SIZES, USER_SEARCH_DEBOUNCE_MS } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
-import { normaliseTags } from '../../../shared/schemas/common';
+import { normaliseTags } from '../../../shared/tags';
 import { useSession } from '../../auth/useSession';
 import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';
 import { PersonSummary } from '../../components/PersonSummary';

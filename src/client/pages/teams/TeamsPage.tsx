@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { PAGE_SIZE, TEAM_LIST_TAGS } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
-import { normaliseTags } from '../../../shared/schemas/common';
+import { normaliseTags } from '../../../shared/tags';
 import type { TeamDto } from '../../../shared/schemas/teams';
 import { useSession } from '../../auth/useSession';
 import { EmptyState, InfiniteList, ListSkeleton } from '../../components/InfiniteList';

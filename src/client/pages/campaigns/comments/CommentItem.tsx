@@ -3,14 +3,13 @@ import { Link } from 'react-router-dom';
 import { M } from '../../../../shared/messages';
 import type { CommentDto } from '../../../../shared/schemas/community';
 import { Avatar } from '../../../components/OwnerLink';
+import { formatDateTime } from '../../../lib/dates';
 import { displayName } from '../../../components/PersonSummary';
 import { trpc } from '../../../trpc';
 import { CommentForm } from './CommentForm';
 
 /** Who is looking: null when signed out. */
 export type Viewer = { _id: string } | null;
-
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** The author's name as shown (name, else username); null when the author is hidden. */
 export function authorName(c: CommentDto): string | null {
@@ -117,11 +116,11 @@ export function CommentItem({ comment: c, campaignId, viewer, onReplied, onChang
         {author?.name && author.username && <span className="comment-username muted">@{author.username}</span>}
         {!c.hidden && (
           <time className="comment-time" dateTime={c.createdAt.toISOString()}>
-            {timeFormat.format(c.createdAt)}
+            {formatDateTime(c.createdAt)}
           </time>
         )}
         {!gone && c.editedAt && (
-          <span className="comment-edited" title={`Edited ${timeFormat.format(c.editedAt)}`}>
+          <span className="comment-edited" title={`Edited ${formatDateTime(c.editedAt)}`}>
             {M.edited}
           </span>
         )}
