@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import type postgres from 'postgres';
 import { encodeCursor } from '../src/server/lib/listing';
 import { TEST_CARDS } from '../src/shared/schemas/donations';
+import { writeDocsSection } from './docs-section';
 import type { Child, CpuMeter, CpuSnapshot, LoadResult, Measured, Options, Scenario } from './run';
 
 /**
@@ -593,8 +593,6 @@ export interface DonationTools {
 }
 
 const DONATIONS_HEADING = '## Donations: writes, and reads at 1,000,000 donations';
-const DONATIONS_START = '<!-- results donations -->';
-const DONATIONS_END = '<!-- /results donations -->';
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : NaN);
@@ -892,23 +890,9 @@ export async function benchDonations(
       `list page ${fmt(readRatios[1], 2)} (<= 1.2: ${verdict(readRatios[1] <= 1.2)}).`,
   ].join('\n');
   console.log(`\n${body}`);
-  writeDonationsDocs(ctx.docs, ctx.docsHeader, body);
+  writeDocsSection(ctx.docs, ctx.docsHeader, { heading: DONATIONS_HEADING, name: 'donations' }, body);
   console.log(`\nWrote the donations results to ${ctx.docs.replace(/^.*\/docs\//, 'docs/')}.`);
   if (writes.concat(singles).some((m) => m.bad || m.timeouts)) process.exitCode = 1;
 }
 
 /** The generated part of the donations section (under its hand-written heading and reading); added at the end the first time. */
-function writeDonationsDocs(docs: string, header: string, body: string) {
-  let doc = existsSync(docs) ? readFileSync(docs, 'utf8') : header;
-  const section = `${DONATIONS_START}\n${body.trim()}\n${DONATIONS_END}`;
-  const i = doc.indexOf(DONATIONS_START);
-  const j = doc.indexOf(DONATIONS_END);
-  if (i >= 0 && j > i) doc = doc.slice(0, i) + section + doc.slice(j + DONATIONS_END.length);
-  else if (doc.includes(DONATIONS_HEADING)) {
-    const at = doc.indexOf(DONATIONS_HEADING);
-    const next = doc.indexOf('\n## ', at + DONATIONS_HEADING.length);
-    const end = next < 0 ? doc.length : next;
-    doc = `${doc.slice(0, end).trimEnd()}\n\n${section}\n${next < 0 ? '' : `\n${doc.slice(end + 1)}`}`;
-  } else doc = `${doc.trimEnd()}\n\n${DONATIONS_HEADING}\n\n${section}\n`;
-  writeFileSync(docs, doc);
-}

@@ -10,6 +10,7 @@ import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
 import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from '../../lib/listing';
 import { createPageMarks } from './page-marks';
+import { createWordSearches, POSTINGS_MAX_OFFSET, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -103,8 +104,11 @@ interface Shape {
   owner: boolean;
   from: From;
   viewer: boolean;
-  /** Whole and partial words, or (when nothing but punctuation was typed) only a title substring. */
-  search: 'none' | 'words' | 'title';
+  /**
+   * Whole and partial words, or (when nothing but punctuation was typed) only a title substring;
+   * `postings`: one word answered from the search postings (search-postings.ts).
+   */
+  search: 'none' | 'words' | 'title' | 'postings';
 }
 
 /** Values or placeholders for the parts of the SQL that vary. */
@@ -112,6 +116,8 @@ interface Args {
   seeAdult: boolean;
   ownerId?: unknown;
   search?: { ts: unknown; like: unknown };
+  /** One word answered from the search postings (instead of `search`). */
+  postings?: PostingsArgs;
   cursor?: { t: unknown; id: unknown };
   /** Rows from this key down, itself included. */
   mark?: { t: unknown; id: unknown };
@@ -130,13 +136,15 @@ function build(db: Db, a: Args) {
   if (a.cursor) where.push(afterCursor(p.createdAt, p.id, a.cursor));
   if (a.mark) where.push(sql`(${p.createdAt}, ${p.id}) <= (${a.mark.t}::timestamptz, ${a.mark.id}::uuid)`);
 
-  const pageIds = db
-    .select({ id: p.id })
-    .from(p)
-    .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(p.createdAt), desc(p.id))
-    .limit(a.limit as number)
-    .offset(a.offset as number);
+  const pageIds = a.postings
+    ? postingsPageIds(a.postings)
+    : db
+        .select({ id: p.id })
+        .from(p)
+        .where(where.length ? and(...where) : undefined)
+        .orderBy(desc(p.createdAt), desc(p.id))
+        .limit(a.limit as number)
+        .offset(a.offset as number);
   const rowsSelection = campaignSelection(a.viewerId);
   const rows = db
     .select(rowsSelection)
@@ -149,7 +157,8 @@ function build(db: Db, a: Args) {
   const count = { n: sql<string>`count(*)` };
   // a search's count says at which `changes` of the list it was counted (same snapshot)
   const searchCount = { ...count, changes: sql<string>`(select ${listVersions.changes} from ${listVersions} where ${listVersions.entity} = 'campaigns')` };
-  const totalSelection = a.search
+  const searching = a.search !== undefined || a.postings !== undefined;
+  const totalSelection = searching
     ? searchCount
     : a.ownerId !== undefined
       ? count
@@ -158,21 +167,23 @@ function build(db: Db, a: Args) {
           n: listCounts.n,
           generation: sql<string>`(select ${listVersions.generation} from ${listVersions} where ${listVersions.entity} = 'campaigns')`,
         };
-  const total = a.search
-    ? db.select(searchCount).from(
-        db
-          .select({ one: sql`1`.as('one') })
-          .from(p)
-          .where(and(...base))
-          .limit(SEARCH_COUNT_CAP + 1)
-          .as('matches'),
-      )
-    : a.ownerId === undefined
-      ? db.select(totalSelection).from(listCounts).where(sql`${listCounts.entity} = 'campaigns'`)
-      : db
-          .select(count)
-          .from(p)
-          .where(and(...base));
+  const total = a.postings
+    ? db.select(searchCount).from(postingsMatches(a.postings))
+    : a.search
+      ? db.select(searchCount).from(
+          db
+            .select({ one: sql`1`.as('one') })
+            .from(p)
+            .where(and(...base))
+            .limit(SEARCH_COUNT_CAP + 1)
+            .as('matches'),
+        )
+      : a.ownerId === undefined
+        ? db.select(totalSelection).from(listCounts).where(sql`${listCounts.entity} = 'campaigns'`)
+        : db
+            .select(count)
+            .from(p)
+            .where(and(...base));
   return {
     rows: { ...rows.toSQL(), map: rowMapper<CampaignRow>(rowsSelection) },
     total: { ...total.toSQL(), map: rowMapper<TotalRow>(totalSelection) },
@@ -200,10 +211,13 @@ const SEARCH_TOTALS_KEPT = 1000;
 /**
  * The campaign list's queries over one database: `run` answers a list request's rows and total
  * (a malformed cursor is a 400); `statements` tells which statements it runs, with their values
- * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks.
+ * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks; `postings:
+ * false` (tests) answers one-word searches from the campaigns like any other search.
  */
-export function createCampaignListQueries(db: Db, opts: { markEvery?: number } = {}) {
+export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean } = {}) {
   const exec = arrayRunner(db);
+  const usePostings = opts.postings ?? true;
+  const words = createWordSearches(db);
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow> }>();
   /**
@@ -229,10 +243,21 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
     let stmts = built.get(key);
     if (!stmts) {
       const ph = sql.placeholder;
+      const postings = s.search === 'postings';
       stmts = build(db, {
         seeAdult: s.seeAdult,
         ownerId: s.owner ? ph('ownerId') : undefined,
-        search: s.search === 'none' ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
+        search: s.search === 'none' || postings ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
+        postings: postings
+          ? {
+              terms: ph('terms'),
+              seeAdult: s.seeAdult,
+              cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
+              perTerm: ph('perTerm'),
+              limit: ph('limit'),
+              offset: ph('offset'),
+            }
+          : undefined,
         cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
         mark: s.from === 'mark' ? { t: ph('t'), id: ph('id') } : undefined,
         limit: ph('limit'),
@@ -249,7 +274,17 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
   }
 
   /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
-  function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }) {
+  /** The terms (a text[] literal) of a one-word search the postings answer (see search-postings.ts), else null. */
+  async function termsOf(query: Out<typeof ListQuery>, filter: { ownerId?: string }): Promise<string | null> {
+    const text = query.q.trim();
+    if (!usePostings || !text || filter.ownerId !== undefined) return null;
+    if (!query.cursor && (query.page - 1) * query.limit > POSTINGS_MAX_OFFSET) return null;
+    const ts = prefixTsQuery(text);
+    const word = ts ? await words.of(text, ts) : null;
+    return word ? words.terms(word) : null;
+  }
+
+  function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }, terms: string | null) {
     const { page, limit } = query;
     const cursor = readCursor(query.cursor);
     const seeAdult = canSeeAdult(actor);
@@ -262,13 +297,25 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
       owner: filter.ownerId !== undefined,
       from: cursor ? 'cursor' : 'top',
       viewer: viewerId !== null,
-      search: !text ? 'none' : ts ? 'words' : 'title',
+      search: !text ? 'none' : terms !== null ? 'postings' : ts ? 'words' : 'title',
     };
     // one row more than the page: it says whether there is a next page
-    const values = { limit: limit + 1, offset, ownerId: filter.ownerId, t: cursor?.t, id: cursor?.id, viewerId, ts, like: `%${likeEscape(text)}%` };
+    const values = {
+      limit: limit + 1,
+      offset,
+      ownerId: filter.ownerId,
+      t: cursor?.t,
+      id: cursor?.id,
+      viewerId,
+      ts,
+      like: `%${likeEscape(text)}%`,
+      terms,
+      perTerm: offset + limit + 1,
+    };
     const top = shapeStatements(shape);
-    // a search is planned anew each time with its words (see above); the other shapes are prepared
-    const prepare = !text;
+    // a search is planned anew each time with its words (see above); the other shapes, and the
+    // postings' statements (their words are one parameter, their plan the same for every word), are prepared
+    const prepare = !text || terms !== null;
     const total = filled(top.total, values);
     const deep = !cursor && !text && filter.ownerId === undefined && offset >= marks.every;
 
@@ -292,7 +339,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
 
   return {
     async run(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}): Promise<ListResult> {
-      const p = plan(actor, query, filter);
+      const p = plan(actor, query, filter, await termsOf(query, filter));
       if (p.deep) {
         // a deep page needs the total (and the generation) to find its mark
         const totals = await run(p.top.total, p.total, p.prepare);
@@ -323,13 +370,14 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
      * gives the total: the count, or for a search whose total is known, the `changes` counter.
      */
     async statements(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
-      let p = plan(actor, query, filter);
+      const terms = await termsOf(query, filter);
+      let p = plan(actor, query, filter, terms);
       let totals: TotalRow[] | null = null;
       if (p.deep) {
         totals = await run(p.top.total, p.total, p.prepare);
         p.rowsStatement(totals);
         await marks.settled();
-        p = plan(actor, query, filter);
+        p = plan(actor, query, filter, terms);
         totals = await run(p.top.total, p.total, p.prepare);
       }
       const cached = p.totalKey !== null && searchTotals.has(p.totalKey);

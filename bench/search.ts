@@ -1,0 +1,287 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type postgres from 'postgres';
+import { openPostgres } from '../src/server/db/client';
+import type { Actor } from '../src/server/deps';
+import { createCampaignListQueries } from '../src/server/modules/campaigns/list-queries';
+import { ListQuery } from '../src/shared/schemas/campaigns';
+import { writeDocsSection } from './docs-section';
+import type { CpuMeter, Options } from './run';
+import { VOCABULARY } from './vocabulary';
+
+/**
+ * The search part of `npm run bench` (used by bench/run.ts): every word of the vocabulary, and
+ * two- and three-word searches, each measured on its own, so the worst search is reported and not
+ * the average.
+ *
+ * 1. One connection, one search after another: each search SEQUENTIAL times in a row, every time
+ *    in a new upper/lower-case spelling (the same matches, but new to the app's cache of search
+ *    totals: each request counts its total, as a search nobody made before does). The CPU of the
+ *    app's PostgreSQL backends and of its process over those requests gives each search's CPU.
+ * 2. A steady RATE requests a second, evenly spaced, sent on time whether or not earlier ones
+ *    were answered (open loop), the searches in turn, each STEADY times in new spellings: each
+ *    search's own p95 under that load.
+ */
+
+const KINDS = ['one word', 'two words', 'three words'] as const;
+
+/** Requests of each search with one connection. */
+const SEQUENTIAL = 10;
+/** Requests of each search at the steady rate. */
+const STEADY = 20;
+/** Two-word and three-word searches: how many of each. */
+const PAIRS = 100;
+const TRIPLES = 50;
+
+/** A small seeded generator (mulberry32): the same searches every run. */
+function seeded(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The searches: each word of the vocabulary, then pairs and triples of words drawn evenly from it. */
+export function searchQueries(): { kind: (typeof KINDS)[number]; q: string }[] {
+  const random = seeded(16);
+  const draw = (n: number) => Array.from({ length: n }, () => VOCABULARY[Math.floor(random() * VOCABULARY.length)]).join(' ');
+  return [
+    ...VOCABULARY.map((q) => ({ kind: 'one word' as const, q })),
+    ...Array.from({ length: PAIRS }, () => ({ kind: 'two words' as const, q: draw(2) })),
+    ...Array.from({ length: TRIPLES }, () => ({ kind: 'three words' as const, q: draw(3) })),
+  ];
+}
+
+/** The i-th spelling of a search: its letters in upper or lower case by the bits of i (i >= 1). */
+function spelling(q: string, i: number): string {
+  let bit = 0;
+  return [...q].map((ch) => (/\p{L}/u.test(ch) ? ((i >> bit++) & 1 ? ch.toUpperCase() : ch) : ch)).join('');
+}
+
+/**
+ * CPU nanoseconds of these processes, all their threads (/proc/PID/task/TID/schedstat, Linux):
+ * a search takes a few milliseconds, finer than the clock ticks of /proc/PID/stat (10 ms).
+ */
+function cpuNs(pids: number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
+/** The processes of a process group (the app's: the child and what it started). */
+function groupPids(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[2]) === pgid) pids.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+async function timedGet(url: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  const body = (await res.json()) as { total?: number };
+  if (!res.ok || typeof body.total !== 'number') throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+  return performance.now() - t0;
+}
+
+interface PerSearch {
+  kind: string;
+  q: string;
+  total: number;
+  /** One connection. */
+  p50: number;
+  p95: number;
+  pgCpu: number;
+  serverCpu: number;
+  /** At the steady rate. */
+  steadyP95: number;
+  steadyP50: number;
+}
+
+export interface SearchBench {
+  base: string;
+  /** The app's process group. */
+  appPgid: number;
+  meter: CpuMeter;
+  probe: postgres.Sql;
+  benchUrl: string;
+  waitForQuiet: (meter: CpuMeter) => Promise<number>;
+  otherCores: (a: Awaited<ReturnType<CpuMeter['snapshot']>>, b: Awaited<ReturnType<CpuMeter['snapshot']>>) => number;
+  env: { pgVersion: string; sharedBuffers: string };
+  docs: string;
+  docsHeader: string;
+  machine: string;
+}
+
+export async function benchSearch(o: Options, b: SearchBench): Promise<void> {
+  const queries = searchQueries();
+  const results: PerSearch[] = queries.map((s) => ({ ...s, total: 0, p50: NaN, p95: NaN, pgCpu: NaN, serverCpu: NaN, steadyP95: NaN, steadyP50: NaN }));
+  const url = (q: string) => `${b.base}/api/campaigns?q=${encodeURIComponent(q)}`;
+  const appPids = groupPids(b.appPgid);
+  const backends = async () =>
+    (await b.probe<{ pid: number }[]>`select pid from pg_stat_activity where application_name = 'kindling-bench-app'`).map((r) => r.pid);
+
+  console.log(`\nSearch: ${queries.length} searches (${VOCABULARY.length} words, ${PAIRS} pairs, ${TRIPLES} triples)`);
+  process.stdout.write('  warming up... ');
+  for (const r of results) await timedGet(url(r.q));
+  process.stdout.write('done\n');
+
+  // 1. one connection, each search SEQUENTIAL times in new spellings
+  await b.waitForQuiet(b.meter);
+  process.stdout.write(`  one connection, ${SEQUENTIAL} requests each... `);
+  const first = await b.meter.snapshot();
+  for (const r of results) {
+    const res = await fetch(url(r.q));
+    r.total = ((await res.json()) as { total: number }).total;
+    const pg = await backends();
+    const before = { pg: cpuNs(pg), app: cpuNs(appPids) };
+    const samples: number[] = [];
+    for (let i = 1; i <= SEQUENTIAL; i++) samples.push(await timedGet(url(spelling(r.q, i))));
+    const after = { pg: cpuNs(pg), app: cpuNs(appPids) };
+    samples.sort((x, y) => x - y);
+    r.p50 = percentile(samples, 0.5);
+    r.p95 = percentile(samples, 0.95);
+    r.pgCpu = (after.pg - before.pg) / 1e6 / SEQUENTIAL;
+    r.serverCpu = (after.app - before.app) / 1e6 / SEQUENTIAL;
+  }
+  const sequentialOthers = b.otherCores(first, await b.meter.snapshot());
+  process.stdout.write('done\n');
+
+  // 2. a steady rate, one kind of search at a time (the words, the pairs, the triples), the
+  //    searches of that kind in turn, each STEADY times in new spellings (after the ones above)
+  const steadyOthers: number[] = [];
+  let failed = 0;
+  for (const kind of KINDS) {
+    const mine = results.filter((r) => r.kind === kind);
+    await b.waitForQuiet(b.meter);
+    const count = mine.length * STEADY;
+    process.stdout.write(`  ${kind}: a steady ${o.rate} requests a second, ${STEADY} requests each (${Math.round(count / o.rate)} s)... `);
+    const samples: number[][] = mine.map(() => []);
+    const before = await b.meter.snapshot();
+    const started = performance.now();
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      const due = started + (i * 1000) / o.rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const k = i % mine.length;
+      const variant = SEQUENTIAL + 1 + Math.floor(i / mine.length);
+      inflight.push(
+        timedGet(url(spelling(mine[k].q, variant))).then(
+          (t) => void samples[k].push(t),
+          () => void failed++,
+        ),
+      );
+    }
+    await Promise.all(inflight);
+    steadyOthers.push(b.otherCores(before, await b.meter.snapshot()));
+    const all: number[] = [];
+    mine.forEach((r, k) => {
+      const s = samples[k].sort((x, y) => x - y);
+      all.push(...s);
+      r.steadyP50 = percentile(s, 0.5);
+      r.steadyP95 = percentile(s, 0.95);
+    });
+    all.sort((x, y) => x - y);
+    process.stdout.write(`done (p95 of all ${percentile(all, 0.95).toFixed(1)} ms${failed ? `, ${failed} failed!` : ''})\n`);
+  }
+  if (failed) process.exitCode = 1;
+
+  // the plans of the slowest searches, as the app's own statements run them
+  const worst = [...results].sort((x, y) => y.pgCpu - x.pgCpu).slice(0, 3);
+  const plans: string[] = [];
+  if (o.explain) {
+    const builder = await openPostgres(b.benchUrl, { max: 1 });
+    const anonymous: Actor = { user: null, session: null, ip: '127.0.0.1' };
+    const lists = createCampaignListQueries(builder.db);
+    for (const w of worst) {
+      const st = await lists.statements(anonymous, ListQuery.parse({ q: w.q }));
+      for (const [part, q] of [
+        ['rows', st.rows],
+        ['total', st.total],
+      ] as const) {
+        const plan = await b.probe.unsafe(`explain (analyze, buffers) ${q.sql}`, q.params as never[]);
+        plans.push(`--- "${w.q}" (${part})\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`);
+      }
+    }
+    await builder.close();
+    console.log(`\n${plans.join('\n\n')}\n`);
+  }
+
+  // report
+  const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  const worstBy = (list: PerSearch[], key: 'p95' | 'pgCpu' | 'steadyP95') => list.reduce((w, r) => (r[key] > w[key] ? r : w), list[0]);
+  const median = (xs: number[]) =>
+    percentile(
+      [...xs].sort((x, y) => x - y),
+      0.5,
+    );
+  const rows = KINDS.map((kind) => {
+    const list = results.filter((r) => r.kind === kind);
+    const wp = worstBy(list, 'p95');
+    const wc = worstBy(list, 'pgCpu');
+    const ws = worstBy(list, 'steadyP95');
+    return {
+      kind,
+      list,
+      line:
+        `| ${kind} | ${list.length} | ${f(median(list.map((r) => r.p95)))} | ${f(wp.p95)} ("${wp.q}") | ${f(median(list.map((r) => r.pgCpu)), 2)} | ` +
+        `${f(wc.pgCpu, 2)} ("${wc.q}", ${wc.total.toLocaleString('en-US')}${wc.total > 100 ? '+' : ''} matches) | ${f(median(list.map((r) => r.serverCpu)), 2)} | ` +
+        `${f(median(list.map((r) => r.steadyP95)))} | ${f(ws.steadyP95)} ("${ws.q}") |`,
+      worstSteady: ws,
+      worstCpu: wc,
+    };
+  });
+  const slowest = [...results].sort((x, y) => y.pgCpu - x.pgCpu).slice(0, 10);
+  const worstSteady = Math.max(...results.map((r) => r.steadyP95));
+  const worstCpu = Math.max(...results.map((r) => r.pgCpu));
+  const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+  const body = [
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${b.machine}; PostgreSQL ${b.env.pgVersion} (shared_buffers ${b.env.sharedBuffers}); ${o.campaigns.toLocaleString('en-US')} campaigns.`,
+    '',
+    `Searches: every word of the vocabulary (${VOCABULARY.length}), ${PAIRS} pairs and ${TRIPLES} triples of words drawn evenly from it (the same every run), anonymous, through REST, default page size (20). ` +
+      `Every request spells its search in a new mix of upper and lower case: the same matches, but a search the app has not counted before. ` +
+      `One connection: each search ${SEQUENTIAL} times in a row (CPU columns: milliseconds of CPU per search of the app's PostgreSQL backends and of its process; other processes used ${f(sequentialOthers)} cores). ` +
+      `Steady: ${o.rate} requests a second, evenly spaced, the searches of one kind in turn, each ${STEADY} times (other processes used ${steadyOthers.map((x) => f(x)).join(', ')} cores); each kind of search on its own, and each search's own p95.`,
+    '',
+    '| searches | how many | one connection: p95 ms, median search | worst search | PG CPU ms, median search | worst search | server CPU ms, median | steady: p95 ms, median search | worst search |',
+    '|---|---:|---:|---|---:|---|---:|---:|---|',
+    ...rows.map((r) => r.line),
+    '',
+    'The ten searches with the most PostgreSQL CPU:',
+    '',
+    '| search | matches | p95 ms, one connection | PG CPU ms | server CPU ms | p95 ms, steady |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...slowest.map(
+      (r) =>
+        `| ${r.q} | ${r.total.toLocaleString('en-US')}${r.total > 100 ? '+' : ''} | ${f(r.p95)} | ${f(r.pgCpu, 2)} | ${f(r.serverCpu, 2)} | ${f(r.steadyP95)} |`,
+    ),
+    '',
+    `Targets, worst search of all ${results.length}: p95 at a steady ${o.rate} req/s ${f(worstSteady)} ms (< 20: ${verdict(worstSteady < 20)}); PostgreSQL CPU per search ${f(worstCpu, 2)} ms (< 3: ${verdict(worstCpu < 3)}).`,
+    ...(plans.length ? ['', '```', ...plans, '```'] : []),
+  ].join('\n');
+  console.log(`\n${body}\n`);
+  writeDocsSection(b.docs, b.docsHeader, { heading: '## Search: every word', name: 'search' }, body);
+  console.log('Wrote the search results to docs/benchmarks.md.');
+}

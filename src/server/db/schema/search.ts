@@ -1,0 +1,47 @@
+import { boolean, customType, index, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * Text compared byte by byte (COLLATE "C"): a term's prefix is then one contiguous range of the
+ * btree, whatever the database's collation.
+ */
+const cText = customType<{ data: string }>({
+  dataType() {
+    return 'text COLLATE "C"';
+  },
+});
+
+/**
+ * The campaign search's postings: for every campaign, one row per search term it holds, in
+ * created_at order within the term, so the newest campaigns holding a term are the first entries
+ * of one index range (an index-only scan read backwards), however many campaigns hold it. Kept by
+ * statement-level triggers on campaigns (migration 0017) in the same transaction as the change.
+ *
+ * Terms: `w:` + each lexeme of the campaign's `search_vector` (title, tags and description,
+ * stemmed: what the full-text half of a search matches by prefix), and `t:` + each word of its
+ * title in lower case, a word being a run of letters and digits (what the title-substring half
+ * matches: a search for one word is inside the title exactly when it is inside one of its words).
+ */
+export const campaignSearchPostings = pgTable(
+  'campaign_search_postings',
+  {
+    term: cText('term').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+    campaignId: uuid('campaign_id').notNull(),
+    /** The campaign's type is adult: hidden from who may not see adult items. */
+    adult: boolean('adult').notNull(),
+  },
+  (t) => [primaryKey({ name: 'campaign_search_postings_pkey', columns: [t.term, t.createdAt, t.campaignId] })],
+);
+
+/**
+ * Every term that has been in the postings (a term whose campaigns are all gone stays, with no
+ * postings): a prefix of a lexeme is a range of its btree, a substring of a title word a trigram
+ * search of it.
+ */
+export const campaignSearchTerms = pgTable(
+  'campaign_search_terms',
+  {
+    term: cText('term').primaryKey(),
+  },
+  (t) => [index('campaign_search_terms_trgm_idx').using('gin', t.term.op('gin_trgm_ops'))],
+);
