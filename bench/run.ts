@@ -694,7 +694,7 @@ other.
   of words drawn evenly from it, each measured on its own, every request in a new mix of upper
   and lower case (a search the app has not counted before): with one connection, each search
   10 times in a row (its p95, and the CPU of the app's PostgreSQL backends and process per
-  search); and at a steady \`--rate\`, the searches in turn, each 20 times (its own p95). The
+  search); and at a steady \`--rate\`, the searches of one kind in turn, each 60 times (its own p95). The
   worst search is reported. Targets: at 1,000,000 campaigns, every search's p95 under 20 ms at
   100 requests a second and its PostgreSQL CPU under 3 ms.
 - **Comments** (\`bench/comments.ts\`): the seed also gives one campaign 100,000 comments

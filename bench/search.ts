@@ -27,7 +27,7 @@ const KINDS = ['one word', 'two words', 'three words'] as const;
 /** Requests of each search with one connection. */
 const SEQUENTIAL = 10;
 /** Requests of each search at the steady rate. */
-const STEADY = 20;
+const STEADY = 60;
 /** Two-word and three-word searches: how many of each. */
 const PAIRS = 100;
 const TRIPLES = 50;

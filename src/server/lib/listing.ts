@@ -98,7 +98,12 @@ export function searchMatch(searchVector: AnyColumn, title: AnyColumn, ts: unkno
   return ts !== null ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})` : sql`${title} ILIKE ${like}`;
 }
 
+/** The literal of a Postgres text[] (a parameter read the same on postgres.js and PGlite). */
+export function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
 /** A Postgres text[] literal as one parameter (works the same on postgres.js and PGlite). */
 export function textArray(values: readonly string[]): SQL {
-  return sql`${`{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+  return sql`${textArrayLiteral(values)}::text[]`;
 }

@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { arrayRunner } from '../../db/array-rows';
 import type { Db } from '../../db/client';
+import { textArrayLiteral } from '../../lib/listing';
 
 /**
  * A search for one word, answered from the search postings (migration 0017,
@@ -32,11 +33,6 @@ export interface WordSearch {
   hi: string | null;
   /** LIKE pattern of the title words containing the word (among `t:` terms). */
   sub: string;
-}
-
-/** The literal of a text[] parameter (postgres.js and PGlite read it alike). */
-function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((t) => `"${t.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
 const TERMS_SQL = `select term from campaign_search_terms where term like $1 and substr(term, 1, 2) = 't:'
