@@ -10,6 +10,16 @@ import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
 import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from '../../lib/listing';
 import { createPageMarks } from './page-marks';
+import {
+  createWordsSearches,
+  exactQuery,
+  type HalfPlan,
+  type IntersectArgs,
+  intersectMatches,
+  intersectPageIds,
+  termsShape,
+  type WordsTerms,
+} from './search-intersections';
 import { createWordSearches, POSTINGS_MAX_OFFSET, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -106,9 +116,11 @@ interface Shape {
   viewer: boolean;
   /**
    * Whole and partial words, or (when nothing but punctuation was typed) only a title substring;
-   * `postings`: one word answered from the search postings (search-postings.ts).
+   * `postings`: one word answered from the search postings (search-postings.ts); `intersect`:
+   * several words answered from them (search-intersections.ts), `terms` saying how many terms each has.
    */
-  search: 'none' | 'words' | 'title' | 'postings';
+  search: 'none' | 'words' | 'title' | 'postings' | 'intersect';
+  terms?: string;
 }
 
 /** Values or placeholders for the parts of the SQL that vary. */
@@ -118,6 +130,8 @@ interface Args {
   search?: { ts: unknown; like: unknown };
   /** One word answered from the search postings (instead of `search`). */
   postings?: PostingsArgs;
+  /** Several words answered from the search postings (instead of `search`). */
+  intersect?: IntersectArgs;
   cursor?: { t: unknown; id: unknown };
   /** Rows from this key down, itself included. */
   mark?: { t: unknown; id: unknown };
@@ -136,15 +150,17 @@ function build(db: Db, a: Args) {
   if (a.cursor) where.push(afterCursor(p.createdAt, p.id, a.cursor));
   if (a.mark) where.push(sql`(${p.createdAt}, ${p.id}) <= (${a.mark.t}::timestamptz, ${a.mark.id}::uuid)`);
 
-  const pageIds = a.postings
-    ? postingsPageIds(a.postings)
-    : db
-        .select({ id: p.id })
-        .from(p)
-        .where(where.length ? and(...where) : undefined)
-        .orderBy(desc(p.createdAt), desc(p.id))
-        .limit(a.limit as number)
-        .offset(a.offset as number);
+  const pageIds = a.intersect
+    ? intersectPageIds(a.intersect)
+    : a.postings
+      ? postingsPageIds(a.postings)
+      : db
+          .select({ id: p.id })
+          .from(p)
+          .where(where.length ? and(...where) : undefined)
+          .orderBy(desc(p.createdAt), desc(p.id))
+          .limit(a.limit as number)
+          .offset(a.offset as number);
   const rowsSelection = campaignSelection(a.viewerId);
   const rows = db
     .select(rowsSelection)
@@ -157,7 +173,7 @@ function build(db: Db, a: Args) {
   const count = { n: sql<string>`count(*)` };
   // a search's count says at which `changes` of the list it was counted (same snapshot)
   const searchCount = { ...count, changes: sql<string>`(select ${listVersions.changes} from ${listVersions} where ${listVersions.entity} = 'campaigns')` };
-  const searching = a.search !== undefined || a.postings !== undefined;
+  const searching = a.search !== undefined || a.postings !== undefined || a.intersect !== undefined;
   const totalSelection = searching
     ? searchCount
     : a.ownerId !== undefined
@@ -167,23 +183,25 @@ function build(db: Db, a: Args) {
           n: listCounts.n,
           generation: sql<string>`(select ${listVersions.generation} from ${listVersions} where ${listVersions.entity} = 'campaigns')`,
         };
-  const total = a.postings
-    ? db.select(searchCount).from(postingsMatches(a.postings))
-    : a.search
-      ? db.select(searchCount).from(
-          db
-            .select({ one: sql`1`.as('one') })
-            .from(p)
-            .where(and(...base))
-            .limit(SEARCH_COUNT_CAP + 1)
-            .as('matches'),
-        )
-      : a.ownerId === undefined
-        ? db.select(totalSelection).from(listCounts).where(sql`${listCounts.entity} = 'campaigns'`)
-        : db
-            .select(count)
-            .from(p)
-            .where(and(...base));
+  const total = a.intersect
+    ? db.select(searchCount).from(intersectMatches(a.intersect))
+    : a.postings
+      ? db.select(searchCount).from(postingsMatches(a.postings))
+      : a.search
+        ? db.select(searchCount).from(
+            db
+              .select({ one: sql`1`.as('one') })
+              .from(p)
+              .where(and(...base))
+              .limit(SEARCH_COUNT_CAP + 1)
+              .as('matches'),
+          )
+        : a.ownerId === undefined
+          ? db.select(totalSelection).from(listCounts).where(sql`${listCounts.entity} = 'campaigns'`)
+          : db
+              .select(count)
+              .from(p)
+              .where(and(...base));
   return {
     rows: { ...rows.toSQL(), map: rowMapper<CampaignRow>(rowsSelection) },
     total: { ...total.toSQL(), map: rowMapper<TotalRow>(totalSelection) },
@@ -203,6 +221,25 @@ function filled(q: Statement, values: Record<string, unknown>): Statement {
   };
 }
 
+/** A search's terms when the postings answer it: one word's (a text[] literal) or several words'. */
+type Terms = { one: string } | { many: WordsTerms };
+
+/** The values of an intersection statement's term placeholders (`a{word}_{term}`, `b{run}_{term}`). */
+function termValues(t: WordsTerms): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [half, groups] of [
+    ['a', t.a],
+    ['b', t.b],
+  ] as const) {
+    groups.forEach((g, i) => {
+      g.forEach((term, j) => {
+        values[`${half}${i}_${j}`] = term;
+      });
+    });
+  }
+  return values;
+}
+
 /** Pages from this offset on (when there is no cursor, search or owner filter) start from a page mark. */
 const MARK_EVERY = 1000;
 /** How many search totals are kept (the most recently used). */
@@ -214,10 +251,11 @@ const SEARCH_TOTALS_KEPT = 1000;
  * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks; `postings:
  * false` (tests) answers one-word searches from the campaigns like any other search.
  */
-export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean } = {}) {
+export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean; commonAt?: number } = {}) {
   const exec = arrayRunner(db);
   const usePostings = opts.postings ?? true;
   const words = createWordSearches(db);
+  const wordsSearches = createWordsSearches(db, { commonAt: opts.commonAt });
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow> }>();
   /**
@@ -239,15 +277,36 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   }
 
   function shapeStatements(s: Shape) {
-    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}`;
+    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}${s.terms ?? ''}`;
     let stmts = built.get(key);
     if (!stmts) {
       const ph = sql.placeholder;
       const postings = s.search === 'postings';
+      const intersect = s.search === 'intersect';
+      const [aPart = '', bPart = ''] = (s.terms ?? '|').split('|');
+      const [planA = 'stream', aShape = ''] = aPart.split(':') as [HalfPlan?, string?];
+      const [planB = 'stream', bShape = ''] = bPart.split(':') as [HalfPlan?, string?];
+      const placeholders = (prefix: string, counts: string) =>
+        counts ? counts.split('.').map((n, i) => Array.from({ length: Number(n) }, (_, j) => ph(`${prefix}${i}_${j}`))) : [];
       stmts = build(db, {
         seeAdult: s.seeAdult,
         ownerId: s.owner ? ph('ownerId') : undefined,
-        search: s.search === 'none' || postings ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
+        intersect: intersect
+          ? {
+              a: placeholders('a', aShape),
+              b: placeholders('b', bShape),
+              planA,
+              planB,
+              exact: ph('exact'),
+              like: ph('like'),
+              seeAdult: s.seeAdult,
+              cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
+              perHalf: ph('perTerm'),
+              limit: ph('limit'),
+              offset: ph('offset'),
+            }
+          : undefined,
+        search: s.search === 'none' || postings || intersect ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
         postings: postings
           ? {
               terms: ph('terms'),
@@ -275,16 +334,22 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
 
   /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
   /** The terms (a text[] literal) of a one-word search the postings answer (see search-postings.ts), else null. */
-  async function termsOf(query: Out<typeof ListQuery>, filter: { ownerId?: string }): Promise<string | null> {
+  async function termsOf(query: Out<typeof ListQuery>, filter: { ownerId?: string }): Promise<Terms | null> {
     const text = query.q.trim();
     if (!usePostings || !text || filter.ownerId !== undefined) return null;
     if (!query.cursor && (query.page - 1) * query.limit > POSTINGS_MAX_OFFSET) return null;
     const ts = prefixTsQuery(text);
-    const word = ts ? await words.of(text, ts) : null;
-    return word ? words.terms(word) : null;
+    if (!ts) return null;
+    const word = await words.of(text, ts);
+    if (word) return { one: await words.terms(word) };
+    const several = await wordsSearches.of(text, ts);
+    const terms = several ? await wordsSearches.terms(several) : null;
+    return terms ? { many: terms } : null;
   }
 
-  function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }, terms: string | null) {
+  function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }, found: Terms | null) {
+    const terms = found && 'one' in found ? found.one : null;
+    const many = found && 'many' in found ? found.many : null;
     const { page, limit } = query;
     const cursor = readCursor(query.cursor);
     const seeAdult = canSeeAdult(actor);
@@ -297,7 +362,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       owner: filter.ownerId !== undefined,
       from: cursor ? 'cursor' : 'top',
       viewer: viewerId !== null,
-      search: !text ? 'none' : terms !== null ? 'postings' : ts ? 'words' : 'title',
+      search: !text ? 'none' : terms !== null ? 'postings' : many !== null ? 'intersect' : ts ? 'words' : 'title',
+      terms: many ? termsShape(many) : undefined,
     };
     // one row more than the page: it says whether there is a next page
     const values = {
@@ -311,11 +377,12 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       like: `%${likeEscape(text)}%`,
       terms,
       perTerm: offset + limit + 1,
+      ...(many ? { ...termValues(many), exact: exactQuery(many.a) } : {}),
     };
     const top = shapeStatements(shape);
     // a search is planned anew each time with its words (see above); the other shapes, and the
     // postings' statements (their words are one parameter, their plan the same for every word), are prepared
-    const prepare = !text || terms !== null;
+    const prepare = !text || found !== null;
     const total = filled(top.total, values);
     const deep = !cursor && !text && filter.ownerId === undefined && offset >= marks.every;
 

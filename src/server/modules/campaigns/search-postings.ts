@@ -38,6 +38,28 @@ export interface WordSearch {
 const TERMS_SQL = `select term from campaign_search_terms where term like $1 and substr(term, 1, 2) = 't:'
   union select term from campaign_search_terms where term >= $2 and term < $3`;
 
+/**
+ * A search text's classification, kept for the last `kept` texts: other spellings of an ASCII
+ * text are the same search (lower case is the same here and in the database); anything else is
+ * kept as typed.
+ */
+export function classified<T>(kept: number, classify: (text: string, ts: string) => Promise<T>): (text: string, ts: string) => Promise<T> {
+  const known = new Map<string, T>();
+  return async (text, ts) => {
+    const key = /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : `${ts}\u0000${text}`;
+    if (known.has(key)) {
+      const v = known.get(key) as T;
+      known.delete(key);
+      known.set(key, v);
+      return v;
+    }
+    const v = await classify(text, ts);
+    known.set(key, v);
+    if (known.size > kept) known.delete(known.keys().next().value!);
+    return v;
+  };
+}
+
 /** Shortest word answered from the postings: a trigram search needs three characters. */
 const MIN_WORD = 3;
 /** Deepest `page=` offset answered from the postings (each term then reads offset + limit rows). */
@@ -46,7 +68,7 @@ export const POSTINGS_MAX_OFFSET = 1000;
 const WORDS_KEPT = 1000;
 
 /** The string just past every string starting with `prefix` in code point (C collation) order, or null. */
-function pastPrefix(prefix: string): string | null {
+export function pastPrefix(prefix: string): string | null {
   const points = Array.from(prefix);
   const last = points.pop();
   if (last === undefined) return null;
@@ -63,7 +85,6 @@ function pastPrefix(prefix: string): string | null {
  */
 export function createWordSearches(db: Db) {
   const exec = arrayRunner(db);
-  const known = new Map<string, WordSearch | null>();
 
   async function classify(text: string, ts: string): Promise<WordSearch | null> {
     const [row] = await exec(
@@ -100,21 +121,7 @@ export function createWordSearches(db: Db) {
     },
 
     /** The terms of this search when the postings answer it, else null. `ts` is the search's prefix query. */
-    async of(text: string, ts: string): Promise<WordSearch | null> {
-      // other spellings of an ASCII word are the same search (lower case is the same here and in
-      // the database); anything else is kept as typed
-      const key = /^[\x20-\x7e]*$/.test(text) ? text.toLowerCase() : `${ts}\u0000${text}`;
-      if (known.has(key)) {
-        const v = known.get(key) ?? null;
-        known.delete(key);
-        known.set(key, v);
-        return v;
-      }
-      const v = await classify(text, ts);
-      known.set(key, v);
-      if (known.size > WORDS_KEPT) known.delete(known.keys().next().value!);
-      return v;
-    },
+    of: classified(WORDS_KEPT, classify),
   };
 }
 
