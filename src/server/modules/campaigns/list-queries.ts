@@ -242,6 +242,8 @@ function termValues(t: WordsTerms): Record<string, string> {
 
 /** Pages from this offset on (when there is no cursor, search or owner filter) start from a page mark. */
 const MARK_EVERY = 1000;
+/** How many statement shapes are kept (several-word searches make many). */
+const SHAPES_KEPT = 500;
 /** How many search totals are kept (the most recently used). */
 const SEARCH_TOTALS_KEPT = 1000;
 
@@ -249,7 +251,8 @@ const SEARCH_TOTALS_KEPT = 1000;
  * The campaign list's queries over one database: `run` answers a list request's rows and total
  * (a malformed cursor is a 400); `statements` tells which statements it runs, with their values
  * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks; `postings:
- * false` (tests) answers one-word searches from the campaigns like any other search.
+ * false` (tests) answers every search from the campaigns; `commonAt` (tests) is the postings count
+ * from which a word counts as common (search-intersections.ts).
  */
 export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean; commonAt?: number } = {}) {
   const exec = arrayRunner(db);
@@ -324,6 +327,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
         viewerId: s.viewer ? ph('viewerId') : null,
       });
       built.set(key, stmts);
+      // several words' shapes (terms per word) are many: keep the most recently built
+      if (built.size > SHAPES_KEPT) built.delete(built.keys().next().value!);
     }
     return stmts;
   }
@@ -332,8 +337,10 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     return (await exec(q, prepare)).map(b.map);
   }
 
-  /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
-  /** The terms (a text[] literal) of a one-word search the postings answer (see search-postings.ts), else null. */
+  /**
+   * The terms of a search the postings answer: one word's (a text[] literal, search-postings.ts)
+   * or several words' (search-intersections.ts); null when the campaigns' own indexes answer it.
+   */
   async function termsOf(query: Out<typeof ListQuery>, filter: { ownerId?: string }): Promise<Terms | null> {
     const text = query.q.trim();
     if (!usePostings || !text || filter.ownerId !== undefined) return null;
@@ -347,6 +354,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     return terms ? { many: terms } : null;
   }
 
+  /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
   function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }, found: Terms | null) {
     const terms = found && 'one' in found ? found.one : null;
     const many = found && 'many' in found ? found.many : null;
@@ -380,9 +388,11 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       ...(many ? { ...termValues(many), exact: exactQuery(many.a) } : {}),
     };
     const top = shapeStatements(shape);
-    // a search is planned anew each time with its words (see above); the other shapes, and the
-    // postings' statements (their words are one parameter, their plan the same for every word), are prepared
-    const prepare = !text || found !== null;
+    // a search is planned anew each time with its words (see above); the other shapes, and a
+    // one-word search's postings statements (its terms are one parameter, the plan the same for
+    // every word), are prepared. Several words' statements differ by how many terms each word
+    // has: prepared, each connection would keep every such text it ever ran.
+    const prepare = !text || terms !== null;
     const total = filled(top.total, values);
     const deep = !cursor && !text && filter.ownerId === undefined && offset >= marks.every;
 
