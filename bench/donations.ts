@@ -259,7 +259,7 @@ export function donationRequests(tag: string, campaignIds: string[], pathOf: (id
 type DonationRequest = ReturnType<ReturnType<typeof donationRequests>>;
 
 /** Sends one request (keep-alive agent) and answers its status, body and time in ms. */
-function send(agent: http.Agent, base: string, r: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+export function send(agent: http.Agent, base: string, r: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
   return new Promise<{ status: number; body: string; ms: number }>((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(`${base}${r.path}`, { agent, method: r.method ?? 'GET', headers: r.headers, timeout: 10_000 }, (res) => {

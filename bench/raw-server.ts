@@ -30,7 +30,7 @@ interface Captured {
 }
 const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<
   string,
-  { rows: Captured; total: Captured; capped: boolean; prepared: boolean; totalFrom: 'count' | 'counter' }
+  { rows: Captured; total: Captured | null; capped: boolean; prepared: boolean; totalFrom: 'count' | 'counter' | 'rows' }
 >;
 
 // the app's pool and session settings (openPostgres() in src/server/db/client.ts)
@@ -44,9 +44,16 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   // app prepares its list shapes (a named server-side statement per connection) but not searches
   const prepare = q.prepared;
   // a repeated search reads the list's change counter instead of counting (its total is known)
+  // a first page of a search nobody counted yet: the total is on each row (its last two columns)
+  if (!q.total) {
+    const rows = await sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare }).values();
+    const counted = rows.length ? Number(rows[0][rows[0].length - 2]) : 0;
+    return { items: rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP };
+  }
+  const total = q.total;
   const [rows, totals] = await Promise.all([
     sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare }).values(),
-    sql.unsafe(q.total.sql, q.total.params as never[], { prepare: prepare || q.totalFrom === 'counter' }).values(),
+    sql.unsafe(total.sql, total.params as never[], { prepare: prepare || q.totalFrom === 'counter' }).values(),
   ]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
   // the total query answers (adult, n, generation) rows from list_counts, or one (n[, changes])

@@ -1273,7 +1273,9 @@ async function main() {
     if (o.explain && runs('lists')) {
       for (const [name, q] of Object.entries(rawQueries)) {
         for (const part of ['rows', 'total'] as const) {
-          const plan = await probe.unsafe(`explain (analyze, buffers) ${q[part].sql}`, q[part].params as never[]);
+          const st = q[part];
+          if (!st) continue;
+          const plan = await probe.unsafe(`explain (analyze, buffers) ${st.sql}`, st.params as never[]);
           console.log(`\n--- ${name} (${part})\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`);
         }
       }

@@ -17,7 +17,7 @@ export interface Statement {
 type Runner = (q: Statement, prepare: boolean) => Promise<unknown[][]>;
 
 interface PostgresJsClient {
-  unsafe(sql: string, params: unknown[], opts: { prepare: boolean }): { values(): Promise<unknown[][]> };
+  unsafe(sql: string, params: unknown[], opts: { prepare: boolean; simple: boolean }): { values(): Promise<unknown[][]> };
 }
 interface PgliteClient {
   query(sql: string, params: unknown[], opts: { rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
@@ -32,7 +32,8 @@ export function arrayRunner(db: Db): Runner {
   const client = (db as unknown as { $client: unknown }).$client;
   if (typeof (client as PostgresJsClient).unsafe === 'function') {
     const pg = client as PostgresJsClient;
-    return (q, prepare) => pg.unsafe(q.sql, q.params, { prepare }).values();
+    // postgres.js sends a statement without parameters as a simple query (never prepared) unless told otherwise
+    return (q, prepare) => pg.unsafe(q.sql, q.params, { prepare, simple: false }).values();
   }
   if (typeof (client as PgliteClient).query === 'function') {
     const lite = client as PgliteClient;

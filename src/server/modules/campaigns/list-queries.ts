@@ -1,5 +1,5 @@
-import { and, desc, eq, getTableColumns, inArray, Placeholder, sql, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, desc, eq, getTableColumns, inArray, Placeholder, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { alias, PgDialect } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import type { ListQuery } from '../../../shared/schemas/campaigns';
@@ -16,11 +16,12 @@ import {
   type HalfPlan,
   type IntersectArgs,
   intersectMatches,
+  intersectMatchesSql,
   intersectPageIds,
   termsShape,
   type WordsTerms,
 } from './search-intersections';
-import { createWordSearches, POSTINGS_MAX_OFFSET, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
+import { createWordSearches, POSTINGS_MAX_OFFSET, postingsHits, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -121,6 +122,14 @@ interface Shape {
    */
   search: 'none' | 'words' | 'title' | 'postings' | 'intersect';
   terms?: string;
+  /**
+   * A first page of the list (no search, no cursor, no offset): its size (rows read), written
+   * into the statement's text. Its only parameters then are ones that do not change the plan
+   * (owner, viewer), so PostgreSQL keeps one generic plan of the prepared statement instead of
+   * planning it anew for each request: with `limit $1` the generic plan has to assume a tenth
+   * of the table, costs more than a custom plan, and is never chosen.
+   */
+  first?: number;
 }
 
 /** Values or placeholders for the parts of the SQL that vary. */
@@ -138,7 +147,17 @@ interface Args {
   limit: unknown;
   offset: unknown;
   viewerId: unknown;
+  /**
+   * The first page of a search the postings answer, with its total in the same statement: the
+   * matches are walked once, to the count's cap, and the page is their newest rows.
+   */
+  withTotal?: boolean;
 }
+
+const dialect = new PgDialect();
+
+/** The page's rows with the search's total (up to SEARCH_COUNT_CAP + 1) and the list's `changes` on each row. */
+export type CountedRow = CampaignRow & { searchTotal: string | number; changes: string | number };
 
 function build(db: Db, a: Args) {
   const p = listPage;
@@ -154,25 +173,33 @@ function build(db: Db, a: Args) {
     ? intersectPageIds(a.intersect)
     : a.postings
       ? postingsPageIds(a.postings)
-      : db
-          .select({ id: p.id })
-          .from(p)
-          .where(where.length ? and(...where) : undefined)
-          .orderBy(desc(p.createdAt), desc(p.id))
-          .limit(a.limit as number)
-          .offset(a.offset as number);
+      : typeof a.limit === 'number'
+        ? // a first page: its size in the text, no offset (see Shape.first)
+          sql`(select ${p.id} from ${campaigns} ${sql.identifier('page')}${where.length ? sql` where ${and(...where)}` : sql``}
+          order by ${p.createdAt} desc, ${p.id} desc limit ${sql.raw(String(a.limit))})`
+        : db
+            .select({ id: p.id })
+            .from(p)
+            .where(where.length ? and(...where) : undefined)
+            .orderBy(desc(p.createdAt), desc(p.id))
+            .limit(a.limit as number)
+            .offset(a.offset as number);
   const rowsSelection = campaignSelection(a.viewerId);
-  const rows = db
-    .select(rowsSelection)
-    .from(campaigns)
-    .innerJoin(users, eq(users.id, campaigns.ownerId))
-    .where(inArray(campaigns.id, pageIds))
-    .orderBy(desc(campaigns.createdAt), desc(campaigns.id));
+  /** These campaigns with their owners, newest first. */
+  const rowsOf = (selection: typeof rowsSelection, ids: SQL | SQLWrapper) =>
+    db
+      .select(selection)
+      .from(campaigns)
+      .innerJoin(users, eq(users.id, campaigns.ownerId))
+      .where(inArray(campaigns.id, ids))
+      .orderBy(desc(campaigns.createdAt), desc(campaigns.id));
+  const rows = rowsOf(rowsSelection, pageIds);
+  const changesSql = sql<string>`(select ${listVersions.changes} from ${listVersions} where ${listVersions.entity} = 'campaigns')`;
   // a search counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word over a
   // million rows would scan the table, and nobody pages that deep
   const count = { n: sql<string>`count(*)` };
   // a search's count says at which `changes` of the list it was counted (same snapshot)
-  const searchCount = { ...count, changes: sql<string>`(select ${listVersions.changes} from ${listVersions} where ${listVersions.entity} = 'campaigns')` };
+  const searchCount = { ...count, changes: changesSql };
   const searching = a.search !== undefined || a.postings !== undefined || a.intersect !== undefined;
   const totalSelection = searching
     ? searchCount
@@ -202,9 +229,26 @@ function build(db: Db, a: Args) {
               .select(count)
               .from(p)
               .where(and(...base));
+  let counted: Built<CountedRow> | undefined;
+  if (a.withTotal && (a.postings || a.intersect)) {
+    // `m`: the matches the total counts (each term's first SEARCH_COUNT_CAP + 1 postings, or
+    // the intersection's first SEARCH_COUNT_CAP + 1 matches, newest first), read once; the page is
+    // their newest rows (they hold every half's or term's newest ones), the total their number
+    const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));
+    const m = a.postings
+      ? sql`select h.campaign_id, h.created_at from ${postingsHits(a.postings, cap)}`
+      : sql`${intersectMatchesSql(a.intersect!, cap)} limit ${cap}`;
+    const ids = a.postings
+      ? sql`(select m.campaign_id from m group by m.created_at, m.campaign_id order by m.created_at desc, m.campaign_id desc limit ${a.limit})`
+      : sql`(select m.campaign_id from m order by m.created_at desc, m.campaign_id desc limit ${a.limit})`;
+    const n = a.postings ? sql<string>`(select count(*) from (select distinct m.campaign_id from m limit ${cap}) x)` : sql<string>`(select count(*) from m)`;
+    const selection = { ...rowsSelection, searchTotal: n, changes: changesSql };
+    counted = { ...dialect.sqlToQuery(sql`with m as materialized (${m}) ${rowsOf(selection, ids).getSQL()}`), map: rowMapper<CountedRow>(selection) };
+  }
   return {
     rows: { ...rows.toSQL(), map: rowMapper<CampaignRow>(rowsSelection) },
     total: { ...total.toSQL(), map: rowMapper<TotalRow>(totalSelection) },
+    counted,
   };
 }
 
@@ -260,7 +304,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   const words = createWordSearches(db);
   const wordsSearches = createWordsSearches(db, { commonAt: opts.commonAt });
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
-  const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow> }>();
+  const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow>; counted?: Built<CountedRow> }>();
   /**
    * Search totals with the list's `changes` they were counted at. Counting (up to
    * SEARCH_COUNT_CAP) is most of a search's cost; while no statement has written campaigns since,
@@ -280,7 +324,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   }
 
   function shapeStatements(s: Shape) {
-    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}${s.terms ?? ''}`;
+    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}${s.terms ?? ''}${s.first ? `l${s.first}` : ''}`;
     let stmts = built.get(key);
     if (!stmts) {
       const ph = sql.placeholder;
@@ -322,9 +366,10 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
           : undefined,
         cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
         mark: s.from === 'mark' ? { t: ph('t'), id: ph('id') } : undefined,
-        limit: ph('limit'),
+        limit: s.first ?? ph('limit'),
         offset: ph('offset'),
         viewerId: s.viewer ? ph('viewerId') : null,
+        withTotal: (postings || intersect) && s.from === 'top',
       });
       built.set(key, stmts);
       // several words' shapes (terms per word) are many: keep the most recently built
@@ -372,6 +417,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       viewer: viewerId !== null,
       search: !text ? 'none' : terms !== null ? 'postings' : many !== null ? 'intersect' : ts ? 'words' : 'title',
       terms: many ? termsShape(many) : undefined,
+      first: !text && !cursor && offset === 0 ? limit + 1 : undefined,
     };
     // one row more than the page: it says whether there is a next page
     const values = {
@@ -403,7 +449,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
         const rank = listTotal(actor, totals) - 1 - offset;
         const mark = rank >= 0 ? marks.find(seeAdult ? 'all' : 'public', generation, rank) : null;
         if (mark) {
-          const fromMark = shapeStatements({ ...shape, from: 'mark' });
+          const fromMark = shapeStatements({ ...shape, from: 'mark', first: undefined });
           return { built: fromMark.rows, q: filled(fromMark.rows, { ...values, t: mark.t, id: mark.id, offset: mark.rank - rank }) };
         }
       }
@@ -411,7 +457,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     }
     // what a search's total depends on: who may see adult items, the owner filter, the words
     const totalKey = text ? `${+seeAdult}|${filter.ownerId ?? ''}|${ts ?? ''}|${values.like}` : null;
-    return { top, total, deep, prepare, capped: Boolean(text), totalKey, rowsStatement };
+    // a first page whose total is not known: the page and its total from one walk of the matches
+    const counted = top.counted && offset === 0 && !(totalKey !== null && searchTotals.has(totalKey)) ? filled(top.counted, values) : null;
+    return { top, total, deep, prepare, capped: Boolean(text), totalKey, rowsStatement, counted };
   }
 
   return {
@@ -422,6 +470,14 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
         const totals = await run(p.top.total, p.total, p.prepare);
         const r = p.rowsStatement(totals);
         return { rows: await run(r.built, r.q, p.prepare), totals, capped: p.capped };
+      }
+      if (p.counted && p.top.counted) {
+        const counted = await run(p.top.counted, p.counted, p.prepare);
+        const rows: CampaignRow[] = counted.map(({ searchTotal: _n, changes: _c, ...row }) => row);
+        // no row: no match (the first page holds the newest ones)
+        const totals: TotalRow[] = counted.length ? [{ n: counted[0].searchTotal, changes: counted[0].changes }] : [{ n: 0 }];
+        if (p.totalKey !== null) rememberTotal(p.totalKey, totals);
+        return { rows, totals, capped: p.capped };
       }
       const r = p.rowsStatement(null);
       const known = p.totalKey !== null ? searchTotals.get(p.totalKey) : undefined;
@@ -457,6 +513,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
         p = plan(actor, query, filter, terms);
         totals = await run(p.top.total, p.total, p.prepare);
       }
+      if (p.counted) return { rows: p.counted, total: null, totalFrom: 'rows' as const, prepared: p.prepare, capped: p.capped };
       const cached = p.totalKey !== null && searchTotals.has(p.totalKey);
       return {
         rows: p.rowsStatement(totals).q,

@@ -252,6 +252,11 @@ export function intersectPageIds(a: IntersectArgs): SQL {
   return sql`(select x.campaign_id from (${matches(a, a.perHalf, true)} limit ${a.limit} offset ${a.offset}) x)`;
 }
 
+/** The newest `n` matches of each half, newest first, each once (no cursor: a first page and its total). */
+export function intersectMatchesSql(a: IntersectArgs, n: unknown): SQL {
+  return matches(a, n, false);
+}
+
 /** The matches counted up to SEARCH_COUNT_CAP + 1, as a subquery with one row per match. */
 export function intersectMatches(a: IntersectArgs): SQL {
   const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));

@@ -191,6 +191,7 @@ describe('search postings', () => {
     let intersected = 0;
     let probed = 0;
     let indexed = 0;
+    let counted = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(step, { minLength: 1, maxLength: 8 }),
@@ -211,6 +212,8 @@ describe('search postings', () => {
                 if (stmts.rows.sql.includes('distinct on (m.created_at')) intersected++;
                 if (stmts.rows.sql.includes('from campaign_search_postings q')) probed++;
                 if (stmts.rows.sql.includes('offset 0')) indexed++;
+                // a first page nobody counted yet: the page and its total from one statement
+                if (stmts.totalFrom === 'rows') counted++;
                 expect(await answers(fast, actor, q, limit), `"${q}", adult ${actor === adultViewer}`).toEqual(await answers(plain, actor, q, limit));
               }
             }
@@ -224,6 +227,7 @@ describe('search postings', () => {
     expect(intersected).toBeGreaterThan(50);
     expect(probed).toBeGreaterThan(10);
     expect(indexed).toBeGreaterThan(10);
+    expect(counted).toBeGreaterThan(50);
   });
 
   it('keep one row per term of every campaign, and none of a deleted one', async () => {

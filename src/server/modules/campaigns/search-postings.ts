@@ -155,6 +155,11 @@ export function postingsPageIds(a: PostingsArgs): SQL {
     limit ${a.limit} offset ${a.offset})`;
 }
 
+/** Each term's newest `n` postings, as `h(campaign_id, created_at)` (no cursor: a first page and its total). */
+export function postingsHits(a: PostingsArgs, n: unknown): SQL {
+  return hitsSql(a, n, false);
+}
+
 /** The matches counted up to SEARCH_COUNT_CAP + 1, as a subquery with one row per match. */
 export function postingsMatches(a: PostingsArgs): SQL {
   const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));
