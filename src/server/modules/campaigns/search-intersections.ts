@@ -34,7 +34,11 @@ import { classified, pastPrefix } from './search-postings';
 export interface WordsSearch {
   /** For each typed word that is not a stop word: its stem's lexeme range [lo, hi). */
   ranges: { lo: string; hi: string }[];
-  /** For each run of 3 or more letters and digits of the typed text: the LIKE pattern of the title words containing it. */
+  /**
+   * For each run of 3 or more letters and digits of the typed text: the LIKE pattern of the title
+   * words (`t:` terms) it can be part of: the whole word between two separators, its start after
+   * one, its end before one.
+   */
   subs: string[];
 }
 
@@ -100,7 +104,12 @@ export function createWordsSearches(db: Db, opts: { commonAt?: number } = {}) {
   async function classify(text: string, ts: string): Promise<WordsSearch | null> {
     const [row] = await exec({ sql: `select to_tsquery('english', $1)::text, regexp_split_to_array(lower($2), '[^[:alnum:]]+')`, params: [ts, text] }, false);
     const [query, parts] = row as [string, string[]];
-    const subs = [...new Set(parts.filter((p) => Array.from(p).length >= MIN_PART))].map((p) => `%${p}%`);
+    // where the title holds the text, a run with punctuation or a space before it starts a title
+    // word, one with punctuation or a space after it ends one (the first and last parts are empty
+    // when the text starts or ends with punctuation)
+    const subs = [
+      ...new Set(parts.flatMap((p, i) => (Array.from(p).length < MIN_PART ? [] : [`t:${i > 0 ? '' : '%'}${p}${i < parts.length - 1 ? '' : '%'}`]))),
+    ];
     if (!subs.length) return null;
     const ranges: WordsSearch['ranges'] = [];
     // every stop word left out: the full-text half matches nothing
@@ -188,18 +197,29 @@ function wordStream(a: IntersectArgs, terms: unknown[], withCursor: boolean): SQ
   return sql`(select distinct on (u.created_at, u.campaign_id) u.created_at, u.campaign_id from (${branches}) u order by u.created_at desc, u.campaign_id desc)`;
 }
 
-/** Each of these words' postings holds the campaign `d` (one index lookup per term). */
-function heldByAll(words: unknown[][]): SQL {
-  const probes = words.map((terms) => {
+/**
+ * Each of these words' postings holds the campaign `d` (one index lookup per term), then `check`
+ * holds: one condition, tested in this order (the rarest word first, the check last) and stopping
+ * at the first that fails. As separate conditions PostgreSQL would order them by its cost
+ * estimates, which rank a heap visit of the campaign about as cheap as an index lookup, and it
+ * then read the title of every candidate before asking the rarer word's postings.
+ */
+function heldByAll(words: unknown[][], check: SQL | null): SQL {
+  const tests = words.map((terms) => {
     const list = sql.join(
       terms.map((t) => sql`${t}`),
       sql`, `,
     );
     // a scalar subquery, not EXISTS: PostgreSQL never turns it into a join that reads the other
     // word's whole list, so each campaign costs one index lookup per term
-    return sql` and (select true from campaign_search_postings q where q.term in (${list}) and q.created_at = d.created_at and q.campaign_id = d.campaign_id limit 1) is not null`;
+    return sql`(select true from campaign_search_postings q where q.term in (${list}) and q.created_at = d.created_at and q.campaign_id = d.campaign_id limit 1) is not null`;
   });
-  return sql.join(probes);
+  if (check) tests.push(check);
+  if (!tests.length) return sql``;
+  const last = tests.pop()!;
+  if (!tests.length) return sql` and ${last}`;
+  // CASE evaluates its branches in order; AND-ed conditions would be reordered
+  return sql` and case${sql.join(tests.map((t) => sql` when not (${t}) then false`))} else ${last} end`;
 }
 
 /** The campaigns' own rows matching `where`, the few of them sorted newest first (`offset 0` keeps the planner off the date index). */
@@ -210,11 +230,14 @@ function byIndex(a: IntersectArgs, where: SQL, n: unknown, withCursor: boolean):
     order by s.created_at desc, s.campaign_id desc limit ${n})`;
 }
 
-/** One half: the smallest word's postings newest first, probed in the others' (with `also` on each), or the index. */
-function half(a: IntersectArgs, words: unknown[][], plan: HalfPlan, index: SQL, also: SQL, n: unknown, withCursor: boolean): SQL {
+/**
+ * One half: the smallest word's postings newest first (back to `bound`, a condition on the date
+ * the scan stops at), probed in the others' and then `check`ed, or the index.
+ */
+function half(a: IntersectArgs, words: unknown[][], plan: HalfPlan, index: SQL, bound: SQL, check: SQL | null, n: unknown, withCursor: boolean): SQL {
   if (plan === 'index') return byIndex(a, index, n, withCursor);
   const [first, ...rest] = words;
-  return sql`(select d.created_at, d.campaign_id from ${wordStream(a, first, withCursor)} d where true${heldByAll(rest)}${also}
+  return sql`(select d.created_at, d.campaign_id from ${wordStream(a, first, withCursor)} d where true${bound}${heldByAll(rest, check)}
     order by d.created_at desc, d.campaign_id desc limit ${n})`;
 }
 
@@ -227,7 +250,7 @@ const count = (n: unknown) => (n instanceof SQL ? n : sql`${n}`);
  * half has its own LIMIT right on top of its stream, so the stream stops there.
  */
 function matches(a: IntersectArgs, n: unknown, withCursor: boolean): SQL {
-  const fullText = a.a.length ? half(a, a.a, a.planA, sql`c.search_vector @@ ${a.exact}::tsquery`, sql``, n, withCursor) : null;
+  const fullText = a.a.length ? half(a, a.a, a.planA, sql`c.search_vector @@ ${a.exact}::tsquery`, sql``, null, n, withCursor) : null;
   let title: SQL | null = null;
   if (a.b.length) {
     // only the title matches newer than the full-text half's n-th (when it has n) can be on the
@@ -235,8 +258,8 @@ function matches(a: IntersectArgs, n: unknown, withCursor: boolean): SQL {
     const since = fullText
       ? sql` and d.created_at >= coalesce((select case when count(*) >= ${count(n)} then min(f.created_at) end from f), '-infinity'::timestamptz)`
       : sql``;
-    const inTitle = sql`${since} and (select true from campaigns t where t.id = d.campaign_id and t.title ilike ${a.like}) is not null`;
-    title = half(a, a.b, a.planB, sql`c.title ilike ${a.like}`, inTitle, n, withCursor);
+    const inTitle = sql`(select true from campaigns t where t.id = d.campaign_id and t.title ilike ${a.like}) is not null`;
+    title = half(a, a.b, a.planB, sql`c.title ilike ${a.like}`, since, inTitle, n, withCursor);
   }
   const halves: SQL[] = [];
   if (fullText) halves.push(sql`(select * from f)`);

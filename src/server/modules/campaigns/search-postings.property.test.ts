@@ -101,10 +101,23 @@ const QUERIES = [
   'art heart music',
   'art - heart',
 ];
+/**
+ * Text across title words: its first part ends one, its last part starts one, the middle ones
+ * are whole (mostly no full-text match: only the title half finds these). One in every run.
+ */
+const ACROSS = ['eart music', 'tist runn', 'usic heart mus', 'eart, mus', '-music hea', 'art musical-'];
+/** Few title words, so that titles often hold two of them side by side (for the searches above). */
+const TITLE_PAIRS = ['heart', 'music', 'Artist', 'runner', 'musical'];
 
 const words = (n: number) => fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: n }).map((w) => w.join(' '));
 const fields = fc.record({
-  title: fc.tuple(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }), fc.constantFrom(' ', ', ', ' - ')).map(([w, sep]) => w.join(sep)),
+  title: fc
+    .tuple(
+      fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.constantFrom(...TITLE_PAIRS), { minLength: 2, maxLength: 4 }),
+      fc.boolean(),
+    )
+    .chain(([w, pairs, few]) => fc.constantFrom(' ', ', ', ' - ', '-').map((sep) => (few ? pairs : w).join(sep))),
   description: words(6),
   tags: fc.array(fc.constantFrom('art', 'music', 'running', 'cafe', 'heart'), { maxLength: 3 }).map((t) => [...new Set(t)]),
 });
@@ -195,10 +208,18 @@ describe('search postings', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(step, { minLength: 1, maxLength: 8 }),
-        fc.subarray(QUERIES, { minLength: 4, maxLength: 8 }),
+        fc.tuple(fc.subarray(QUERIES, { minLength: 4, maxLength: 8 }), fc.constantFrom(...ACROSS)).map(([q, across]) => [...q, across]),
         fc.constantFrom(1, 2, 1_000_000),
         async (steps, queries, commonAt) => {
           await database.db.delete(campaigns);
+          // titles the ACROSS searches find only by their title (the steps may edit or delete them)
+          await database.db.insert(campaigns).values(
+            ['Heart music', 'Artist runner', 'Music heart museum', 'heart, music', 'music-heart', 'Quartet musical-'].map((title, i) => ({
+              ownerId,
+              title,
+              createdAt: new Date(Date.UTC(2026, 0, 1) - i * 997 * 60_000),
+            })),
+          );
           // commonAt 1 or 2: several words probed in each other's postings; a million: the indexes
           const fast = createCampaignListQueries(database.db, { commonAt });
           const plain = createCampaignListQueries(database.db, { postings: false });
