@@ -37,23 +37,27 @@ const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Re
 const sql = postgres(process.env.RAW_DATABASE_URL!, { max: 10, onnotice: () => {}, connection: APP_CONNECTION_SETTINGS });
 const app = Fastify({ logger: false });
 
+/** postgres.js options for the extended protocol (its types leave out `simple`, which it reads). */
+const extended = (prepare: boolean) => ({ prepare, simple: false }) as { prepare: boolean };
+
 app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const q = queries[req.params.name];
   if (!q) return reply.code(404).send({ error: 'unknown query' });
-  // as drizzle-orm/postgres-js runs a select: unsafe(sql, params, { prepare }), rows as arrays; the
+  // as the app's array runner (db/array-rows.ts) runs a select: unsafe(sql, params, { prepare,
+  // simple: false }) (a statement without parameters prepared too), rows as arrays; the
   // app prepares its list shapes (a named server-side statement per connection) but not searches
   const prepare = q.prepared;
   // a repeated search reads the list's change counter instead of counting (its total is known)
   // a first page of a search nobody counted yet: the total is on each row (its last two columns)
   if (!q.total) {
-    const rows = await sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare }).values();
+    const rows = await sql.unsafe(q.rows.sql, q.rows.params as never[], extended(prepare)).values();
     const counted = rows.length ? Number(rows[0][rows[0].length - 2]) : 0;
     return { items: rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP };
   }
   const total = q.total;
   const [rows, totals] = await Promise.all([
-    sql.unsafe(q.rows.sql, q.rows.params as never[], { prepare }).values(),
-    sql.unsafe(total.sql, total.params as never[], { prepare: prepare || q.totalFrom === 'counter' }).values(),
+    sql.unsafe(q.rows.sql, q.rows.params as never[], extended(prepare)).values(),
+    sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values(),
   ]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
   // the total query answers (adult, n, generation) rows from list_counts, or one (n[, changes])
