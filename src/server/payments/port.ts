@@ -18,6 +18,21 @@ export interface PaymentProvider {
   readonly testMode: boolean;
   /** Whether the payer enters a card in the app (sandbox) or on the provider's page (checkoutUrl). */
   readonly collectsCardInApp: boolean;
+  /**
+   * True when the provider's payments exist only inside this process (the sandbox): a crash that
+   * loses a pending donation loses its payment too, so the pending row's commit need not reach
+   * the disk on its own (the booking's commit, which is durable, writes it out with itself). A
+   * real provider keeps the payment on its side: its pending donation is on disk before it is
+   * asked, so that the provider's event always finds it.
+   */
+  readonly inProcess?: boolean;
+
+  /**
+   * For a provider that names a payment after the app's donation: the reference the payment of
+   * this donation will have, known before it starts. The pending donation is stored with it, so
+   * booking the payment changes no indexed column of the row (see donations_subscription_period_key).
+   */
+  paymentRefFor?(donationId: string): string;
 
   /**
    * For providers that take the card in the app: why this card number cannot be used at all

@@ -47,6 +47,8 @@ const TOLERANCE_S = 300;
 export function createSandboxProvider(opts: { key: Buffer; deliver: WebhookSink }): PaymentProvider {
   const { key } = opts;
   const ref = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+  /** A donation's first payment is named after it (a later month's charge gets a new name). */
+  const paymentRefFor = (donationId: string) => `sbx_pay_${donationId.replaceAll('-', '')}`;
 
   async function emit(event: PaymentEvent): Promise<void> {
     const body = JSON.stringify(event);
@@ -57,6 +59,9 @@ export function createSandboxProvider(opts: { key: Buffer; deliver: WebhookSink 
     name: 'sandbox',
     testMode: true,
     collectsCardInApp: true,
+    inProcess: true,
+
+    paymentRefFor,
 
     checkCard(card: string) {
       return OUTCOMES[card] ? null : M.cardNotTestCard;
@@ -64,10 +69,8 @@ export function createSandboxProvider(opts: { key: Buffer; deliver: WebhookSink 
 
     async startPayment(p: StartPayment): Promise<StartResult> {
       const outcome = (p.card && OUTCOMES[p.card]) || { ok: false as const, message: M.cardNotTestCard };
-      // both references from one draw of random bytes
-      const random = randomBytes(24).toString('hex');
-      const providerRef = `sbx_pay_${random.slice(0, 24)}`;
-      const eventId = `sbx_evt_${random.slice(24)}`;
+      const providerRef = paymentRefFor(p.donationId);
+      const eventId = ref('sbx_evt');
       await emit(
         outcome.ok
           ? { eventId, type: 'payment.succeeded', donationId: p.donationId, providerRef, paymentMethodRef: p.saveForLater ? `sbx_pm_${p.card}` : undefined }

@@ -120,14 +120,21 @@ export const donations = pgTable(
     check('donations_donor_email_lower', sql`${t.donorEmail} = lower(${t.donorEmail})`),
     check('donations_donor_or_email', sql`${t.donorId} IS NOT NULL OR ${t.donorEmail} IS NOT NULL`),
     check('donations_refunded_when_refunded', sql`(${t.status} = 'refunded') = (${t.refundedAt} IS NOT NULL)`),
+    // a failed payment says why, and only a failed one does (the index below reads failure_message for status)
+    check('donations_failed_with_message', sql`(${t.status} = 'failed') = (${t.failureMessage} IS NOT NULL)`),
     uniqueIndex('donations_idempotency_key').on(t.idempotencyKey),
-    // a month of a subscription is paid at most once (failed attempts may repeat)
-    uniqueIndex('donations_subscription_period_key').on(t.subscriptionId, t.period).where(sql`${t.period} IS NOT NULL AND ${t.status} <> 'failed'`),
+    // A month of a subscription is paid at most once (failed attempts may repeat). The predicate
+    // names failure_message, not status (the check above makes them say the same): a column in
+    // an index's predicate counts as indexed, and booking a payment (pending -> succeeded)
+    // changes no indexed column, so PostgreSQL writes the new row version on the same page
+    // without new entries in the table's indexes (a HOT update).
+    uniqueIndex('donations_subscription_period_key').on(t.subscriptionId, t.period).where(sql`${t.period} IS NOT NULL AND ${t.failureMessage} IS NULL`),
     // the owner's list of a campaign's donations, newest first
     index('donations_campaign_created_idx').on(t.campaignId, t.createdAt.desc(), t.id.desc()),
     uniqueIndex('donations_provider_ref_key').on(t.provider, t.providerRef),
-    index('donations_donor_created_idx').on(t.donorId, t.createdAt.desc().nullsFirst()),
-    index('donations_subscription_idx').on(t.subscriptionId),
+    // a donor's and a subscription's donations; a guest's one-off donation is in neither
+    index('donations_donor_created_idx').on(t.donorId, t.createdAt.desc().nullsFirst()).where(sql`${t.donorId} IS NOT NULL`),
+    index('donations_subscription_idx').on(t.subscriptionId).where(sql`${t.subscriptionId} IS NOT NULL`),
   ],
 );
 

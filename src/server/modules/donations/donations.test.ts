@@ -84,7 +84,8 @@ describe('giving (REST)', () => {
     const d = res.json();
     expect(d).toMatchObject({ campaignId: usd, amount: 10, currency: 'USD', status: 'succeeded', monthly: false, receiptUrl: `/donations/${d._id}` });
     const [stored] = await database.db.select().from(donations).where(eq(donations.id, d._id));
-    expect(stored).toMatchObject({ status: 'succeeded', providerRef: expect.stringMatching(/^sbx_pay_/), checkoutUrl: null });
+    // the sandbox names a donation's payment after it (stored with the pending donation)
+    expect(stored).toMatchObject({ status: 'succeeded', providerRef: `sbx_pay_${d._id.replaceAll('-', '')}`, checkoutUrl: null });
     expect(new Date(d.createdAt).getTime()).toBe(stored.createdAt.getTime());
     const groups = await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, d._id));
     expect(groups.map((g) => g.kind)).toEqual(['donation']);
@@ -667,6 +668,47 @@ describe('the ledger in the database', () => {
     expect((await database.db.select({ n: count() }).from(ledgerGroups))[0].n).toBe(groupsBefore);
     expect((await database.db.select().from(users).where(eq(users.id, donor.userId))).length).toBe(1);
     await ledgerIsSound();
+  });
+});
+
+describe('donation rows in the database', () => {
+  it('a failed donation always says why and no other does; a month of a subscription is booked at most once', async () => {
+    const [failed] = await database.db.select().from(donations).where(eq(donations.status, 'failed')).limit(1);
+    const [paid] = await database.db.select().from(donations).where(eq(donations.status, 'succeeded')).limit(1);
+    expect(failed.failureMessage).toBeTruthy();
+    expect(await refusal(database.db.update(donations).set({ failureMessage: null }).where(eq(donations.id, failed.id)))).toMatch(
+      /donations_failed_with_message/,
+    );
+    expect(await refusal(database.db.update(donations).set({ failureMessage: 'late news' }).where(eq(donations.id, paid.id)))).toMatch(
+      /donations_failed_with_message/,
+    );
+    expect(await refusal(database.db.update(donations).set({ status: 'failed' }).where(eq(donations.id, paid.id)))).toMatch(/donations_failed_with_message/);
+
+    // a month already paid: a second charge of it is refused by the database itself, a failed attempt is not
+    const [month] = await database.db
+      .select()
+      .from(donations)
+      .where(and(eq(donations.status, 'succeeded'), sql`${donations.period} is not null`))
+      .limit(1);
+    const again = (n: number, failure: string | null) => ({
+      campaignId: month.campaignId,
+      donorId: month.donorId,
+      amount: month.amount,
+      currency: month.currency,
+      provider: 'sandbox',
+      idempotencyKey: `month-again-${n}`,
+      requestHash: 'x',
+      recurring: true,
+      subscriptionId: month.subscriptionId,
+      period: month.period,
+      status: failure ? ('failed' as const) : ('pending' as const),
+      failureMessage: failure,
+    });
+    expect(await refusal(database.db.insert(donations).values(again(1, null)))).toMatch(/donations_subscription_period_key/);
+    const before = (await database.db.select({ n: count() }).from(donations))[0].n;
+    await database.db.insert(donations).values(again(2, 'Your card was declined.'));
+    expect((await database.db.select({ n: count() }).from(donations))[0].n).toBe(before + 1);
+    await database.db.delete(donations).where(eq(donations.idempotencyKey, 'month-again-2'));
   });
 });
 

@@ -21,7 +21,7 @@ import {
   type SupportedQuery,
 } from '../../../shared/schemas/donations';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { sha256Hex, equalHex } from '../../auth/crypto';
 import type { Tx } from '../../db/client';
 import {
@@ -526,7 +526,11 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (replay) return answer(replay);
         throw err;
       }
+      const donationId = randomUUID();
       const inserted = await statements.insertPending({
+        id: donationId,
+        providerRef: provider.paymentRefFor?.(donationId) ?? null,
+        asyncCommit: provider.inProcess === true,
         campaignId: id,
         adult: canSeeAdult(actor),
         donorId: user?.id ?? null,

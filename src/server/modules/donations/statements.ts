@@ -140,8 +140,12 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  * when nothing was inserted: the campaign takes no donations, or the idempotency key is taken,
  * and then the caller reads that donation and answers as for it), then the campaign's action
  * mode, title and owner's email; no row when the campaign is unknown or hidden from the donor.
+ * The transaction's commit waits for the disk unless $11 says 'off' (set_config's local setting
+ * lasts until the statement's own commit): see PaymentProvider.inProcess.
  * $1 campaign, $2 whether the donor may see adult campaigns, $3 donor account or null, $4 guest
- * email or null, $5 amount (minor units), $6 provider, $7 idempotency key, $8 request hash.
+ * email or null, $5 amount (minor units), $6 provider, $7 idempotency key, $8 request hash,
+ * $9 the donation's id, $10 the provider's reference when known beforehand, $11
+ * synchronous_commit ('on' or 'off').
  */
 const INSERT_PENDING = `
 with c as (
@@ -150,12 +154,12 @@ with c as (
     join users o on o.id = c.owner_id
    where c.id = $1::uuid and ($2::boolean or c.type <> 'adult')
 ), d as (
-  insert into donations (campaign_id, donor_id, donor_email, amount, currency, provider, idempotency_key, request_hash)
-  select c.id, $3::uuid, $4, $5, c.currency, $6, $7, $8 from c where c.action_mode <> 'support'
+  insert into donations (id, campaign_id, donor_id, donor_email, amount, currency, provider, provider_ref, idempotency_key, request_hash)
+  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support'
   on conflict (idempotency_key) do nothing
   returning *
 )
-select ${cols('d')}, c.action_mode, c.title, c.owner_email
+select ${cols('d')}, c.action_mode, c.title, c.owner_email, set_config('synchronous_commit', $11, true)
   from c left join d on true`;
 
 export function donationStatements(db: Db) {
@@ -195,8 +199,24 @@ export function donationStatements(db: Db) {
       provider: string;
       idempotencyKey: string;
       requestHash: string;
+      id: string;
+      providerRef: string | null;
+      /** Whether the commit may return before it is on disk (PaymentProvider.inProcess). */
+      asyncCommit: boolean;
     }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string } | null> {
-      const params = [p.campaignId, p.adult, p.donorId, p.donorEmail, p.amount, p.provider, p.idempotencyKey, p.requestHash];
+      const params = [
+        p.campaignId,
+        p.adult,
+        p.donorId,
+        p.donorEmail,
+        p.amount,
+        p.provider,
+        p.idempotencyKey,
+        p.requestHash,
+        p.id,
+        p.providerRef,
+        p.asyncCommit ? 'off' : 'on',
+      ];
       const [row] = await run({ sql: INSERT_PENDING, params }, true);
       if (!row) return null;
       return {
