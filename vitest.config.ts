@@ -1,5 +1,28 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
+
+/**
+ * Files known to take longest in their lane, longest first. Vitest starts the files it has no
+ * timings for (a fresh clone, as in CI) largest first, and the axe pass is a small file that
+ * runs for minutes: started last, it ran alone at the end while the other worker sat idle.
+ */
+const LONGEST_FIRST = ['e2e/a11y.e2e.ts', 'e2e/screens.e2e.ts', 'e2e/community.e2e.ts', 'e2e/teams.e2e.ts'];
+
+/** Vitest's order, with each lane's files from LONGEST_FIRST moved to the front of that lane. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const lanes = new Map<string, TestSpecification[]>();
+    for (const f of sorted) lanes.set(f.project.name, [...(lanes.get(f.project.name) ?? []), f]);
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.findIndex((suffix) => f.moduleId.endsWith(suffix));
+      return i < 0 ? LONGEST_FIRST.length : i;
+    };
+    // Array.prototype.sort is stable: the rest keep Vitest's order
+    return [...lanes.values()].flatMap((lane) => [...lane].sort((a, b) => rank(a) - rank(b)));
+  }
+}
 
 // Limits only stop a hung test; no test depends on the machine's speed (test/limits.ts).
 
@@ -13,6 +36,7 @@ const HEAVY = ['src/**/*.property.test.ts', 'src/**/*.heavy.test.ts'];
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
+    sequence: { sequencer: LongestFirst },
     pool: 'forks',
     env: { NODE_ENV: 'test' },
     testTimeout: HANG_GUARD_MS,
