@@ -1,4 +1,4 @@
-import { boolean, customType, index, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, pgTable, primaryKey, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Text compared byte by byte (COLLATE "C"): a term's prefix is then one contiguous range of the
@@ -7,6 +7,13 @@ import { boolean, customType, index, pgTable, primaryKey, timestamp, uuid } from
 const cText = customType<{ data: string }>({
   dataType() {
     return 'text COLLATE "C"';
+  },
+});
+
+/** A bit string (`bit varying`), read and written as PostgreSQL's text of it. */
+const varbit = customType<{ data: string }>({
+  dataType() {
+    return 'bit varying';
   },
 });
 
@@ -44,4 +51,46 @@ export const campaignSearchTerms = pgTable(
     term: cText('term').primaryKey(),
   },
   (t) => [index('campaign_search_terms_trgm_idx').using('gin', t.term.op('gin_trgm_ops'))],
+);
+
+/**
+ * Where each campaign is in the search's block bitmaps (migration 0019): its slot, numbered in the
+ * order campaigns arrive (and, when the bitmaps are rebuilt, in created_at order). Slot `s` is bit
+ * `16383 - (s & 16383)` of block `s >> 14`: a block's newest campaign is its leftmost bit.
+ */
+export const campaignSearchSlots = pgTable(
+  'campaign_search_slots',
+  {
+    slot: integer('slot').notNull(),
+    campaignId: uuid('campaign_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'campaign_search_slots_pkey', columns: [t.slot] }), unique('campaign_search_slots_campaign_key').on(t.campaignId)],
+);
+
+/** Each block's date range (widened, never narrowed): a search reads blocks latest first. */
+export const campaignSearchBlocks = pgTable(
+  'campaign_search_blocks',
+  {
+    block: integer('block').primaryKey(),
+    loAt: timestamp('lo_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+    hiAt: timestamp('hi_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (t) => [index('campaign_search_blocks_hi_idx').on(t.hiAt.desc(), t.block.desc())],
+);
+
+/**
+ * For each search term and block, the bitmap (bit(16384)) of the block's campaigns holding it, and
+ * for the term `a:` the adult ones: a search of several words ANDs its words' bitmaps (each the OR
+ * of its terms'), 16,384 campaigns at a time. Kept by triggers on campaigns in the same transaction
+ * as the change (migration 0019).
+ */
+export const campaignSearchBits = pgTable(
+  'campaign_search_bits',
+  {
+    term: cText('term').notNull(),
+    block: integer('block').notNull(),
+    bits: varbit('bits').notNull(),
+  },
+  (t) => [primaryKey({ name: 'campaign_search_bits_pkey', columns: [t.term, t.block] })],
 );

@@ -12,13 +12,11 @@ import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from 
 import { createPageMarks } from './page-marks';
 import {
   createWordsSearches,
-  exactQuery,
-  type HalfPlan,
   type IntersectArgs,
+  intersectCounted,
   intersectMatches,
-  intersectMatchesSql,
   intersectPageIds,
-  termsShape,
+  termValues,
   type WordsTerms,
 } from './search-intersections';
 import { createWordSearches, POSTINGS_MAX_OFFSET, postingsHits, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
@@ -118,10 +116,9 @@ interface Shape {
   /**
    * Whole and partial words, or (when nothing but punctuation was typed) only a title substring;
    * `postings`: one word answered from the search postings (search-postings.ts); `intersect`:
-   * several words answered from them (search-intersections.ts), `terms` saying how many terms each has.
+   * several words answered from the search's block bitmaps (search-intersections.ts).
    */
   search: 'none' | 'words' | 'title' | 'postings' | 'intersect';
-  terms?: string;
   /**
    * A first page of the list (no search, no cursor, no offset): its size (rows read), written
    * into the statement's text. Its only parameters then are ones that do not change the plan
@@ -230,18 +227,22 @@ function build(db: Db, a: Args) {
               .from(p)
               .where(and(...base));
   let counted: Built<CountedRow> | undefined;
-  if (a.withTotal && (a.postings || a.intersect)) {
-    // `m`: the matches the total counts (each term's first SEARCH_COUNT_CAP + 1 postings, or
-    // the intersection's first SEARCH_COUNT_CAP + 1 matches, newest first), read once; the page is
-    // their newest rows (they hold every half's or term's newest ones), the total their number
+  if (a.withTotal && a.intersect) {
+    // the page's matches with the total (up to SEARCH_COUNT_CAP + 1) on each row, from one pass
+    // over the bitmaps; no match: one row without a campaign, with the total
+    const ids = sql`(select m.campaign_id from m where m.campaign_id is not null order by m.created_at desc, m.campaign_id desc limit ${a.limit})`;
+    const selection = { ...rowsSelection, searchTotal: sql<string>`(select max(m.total) from m)`, changes: changesSql };
+    counted = {
+      ...dialect.sqlToQuery(sql`with m as materialized (${intersectCounted(a.intersect)}) ${rowsOf(selection, ids).getSQL()}`),
+      map: rowMapper<CountedRow>(selection),
+    };
+  } else if (a.withTotal && a.postings) {
+    // `m`: the matches the total counts (each term's first SEARCH_COUNT_CAP + 1 postings), read
+    // once; the page is their newest rows (they hold every term's newest ones), the total their number
     const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));
-    const m = a.postings
-      ? sql`select h.campaign_id, h.created_at from ${postingsHits(a.postings, cap)}`
-      : sql`${intersectMatchesSql(a.intersect!, cap)} limit ${cap}`;
-    const ids = a.postings
-      ? sql`(select m.campaign_id from m group by m.created_at, m.campaign_id order by m.created_at desc, m.campaign_id desc limit ${a.limit})`
-      : sql`(select m.campaign_id from m order by m.created_at desc, m.campaign_id desc limit ${a.limit})`;
-    const n = a.postings ? sql<string>`(select count(*) from (select distinct m.campaign_id from m limit ${cap}) x)` : sql<string>`(select count(*) from m)`;
+    const m = sql`select h.campaign_id, h.created_at from ${postingsHits(a.postings, cap)}`;
+    const ids = sql`(select m.campaign_id from m group by m.created_at, m.campaign_id order by m.created_at desc, m.campaign_id desc limit ${a.limit})`;
+    const n = sql<string>`(select count(*) from (select distinct m.campaign_id from m limit ${cap}) x)`;
     const selection = { ...rowsSelection, searchTotal: n, changes: changesSql };
     counted = { ...dialect.sqlToQuery(sql`with m as materialized (${m}) ${rowsOf(selection, ids).getSQL()}`), map: rowMapper<CountedRow>(selection) };
   }
@@ -268,25 +269,9 @@ function filled(q: Statement, values: Record<string, unknown>): Statement {
 /** A search's terms when the postings answer it: one word's (a text[] literal) or several words'. */
 type Terms = { one: string } | { many: WordsTerms };
 
-/** The values of an intersection statement's term placeholders (`a{word}_{term}`, `b{run}_{term}`). */
-function termValues(t: WordsTerms): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [half, groups] of [
-    ['a', t.a],
-    ['b', t.b],
-  ] as const) {
-    groups.forEach((g, i) => {
-      g.forEach((term, j) => {
-        values[`${half}${i}_${j}`] = term;
-      });
-    });
-  }
-  return values;
-}
-
 /** Pages from this offset on (when there is no cursor, search or owner filter) start from a page mark. */
 const MARK_EVERY = 1000;
-/** How many statement shapes are kept (several-word searches make many). */
+/** How many statement shapes are kept (the most recently used). */
 const SHAPES_KEPT = 500;
 /** How many search totals are kept (the most recently used). */
 const SEARCH_TOTALS_KEPT = 1000;
@@ -295,14 +280,13 @@ const SEARCH_TOTALS_KEPT = 1000;
  * The campaign list's queries over one database: `run` answers a list request's rows and total
  * (a malformed cursor is a 400); `statements` tells which statements it runs, with their values
  * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks; `postings:
- * false` (tests) answers every search from the campaigns; `commonAt` (tests) is the postings count
- * from which a word counts as common (search-intersections.ts).
+ * false` (tests) answers every search from the campaigns.
  */
-export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean; commonAt?: number } = {}) {
+export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean } = {}) {
   const exec = arrayRunner(db);
   const usePostings = opts.postings ?? true;
   const words = createWordSearches(db);
-  const wordsSearches = createWordsSearches(db, { commonAt: opts.commonAt });
+  const wordsSearches = createWordsSearches(db);
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow>; counted?: Built<CountedRow> }>();
   /**
@@ -324,34 +308,30 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   }
 
   function shapeStatements(s: Shape) {
-    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}${s.terms ?? ''}${s.first ? `l${s.first}` : ''}`;
+    const key = `${+s.seeAdult}${+s.owner}${s.from}${+s.viewer}${s.search}${s.first ? `l${s.first}` : ''}`;
     let stmts = built.get(key);
     if (!stmts) {
       const ph = sql.placeholder;
       const postings = s.search === 'postings';
       const intersect = s.search === 'intersect';
-      const [aPart = '', bPart = ''] = (s.terms ?? '|').split('|');
-      const [planA = 'stream', aShape = ''] = aPart.split(':') as [HalfPlan?, string?];
-      const [planB = 'stream', bShape = ''] = bPart.split(':') as [HalfPlan?, string?];
-      const placeholders = (prefix: string, counts: string) =>
-        counts ? counts.split('.').map((n, i) => Array.from({ length: Number(n) }, (_, j) => ph(`${prefix}${i}_${j}`))) : [];
       stmts = build(db, {
         seeAdult: s.seeAdult,
         ownerId: s.owner ? ph('ownerId') : undefined,
         intersect: intersect
-          ? {
-              a: placeholders('a', aShape),
-              b: placeholders('b', bShape),
-              planA,
-              planB,
-              exact: ph('exact'),
+          ? ({
+              aTerms: ph('aTerms'),
+              aWords: ph('aWords'),
+              aN: ph('aN'),
+              bTerms: ph('bTerms'),
+              bWords: ph('bWords'),
+              bN: ph('bN'),
               like: ph('like'),
               seeAdult: s.seeAdult,
               cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
               perHalf: ph('perTerm'),
               limit: ph('limit'),
               offset: ph('offset'),
-            }
+            } satisfies IntersectArgs)
           : undefined,
         search: s.search === 'none' || postings || intersect ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
         postings: postings
@@ -416,7 +396,6 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       from: cursor ? 'cursor' : 'top',
       viewer: viewerId !== null,
       search: !text ? 'none' : terms !== null ? 'postings' : many !== null ? 'intersect' : ts ? 'words' : 'title',
-      terms: many ? termsShape(many) : undefined,
       first: !text && !cursor && offset === 0 ? limit + 1 : undefined,
     };
     // one row more than the page: it says whether there is a next page
@@ -431,14 +410,13 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       like: `%${likeEscape(text)}%`,
       terms,
       perTerm: offset + limit + 1,
-      ...(many ? { ...termValues(many), exact: exactQuery(many.a) } : {}),
+      ...(many ? termValues(many) : {}),
     };
     const top = shapeStatements(shape);
-    // a search is planned anew each time with its words (see above); the other shapes, and a
-    // one-word search's postings statements (its terms are one parameter, the plan the same for
-    // every word), are prepared. Several words' statements differ by how many terms each word
-    // has: prepared, each connection would keep every such text it ever ran.
-    const prepare = !text || terms !== null;
+    // a search on the campaigns' own indexes is planned anew each time with its words (see
+    // above); the other shapes, and the statements of searches the postings or the bitmaps answer
+    // (their terms are parameters, the plan the same for every word), are prepared
+    const prepare = !text || terms !== null || many !== null;
     const total = filled(top.total, values);
     const deep = !cursor && !text && filter.ownerId === undefined && offset >= marks.every;
 
