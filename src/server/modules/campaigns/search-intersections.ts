@@ -46,8 +46,28 @@ const MAX_TERMS = 16;
 /** How many classified searches are kept (the most recently used). */
 const KEPT = 1000;
 
-const RANGE_SQL = 'select term from campaign_search_terms where term >= $1 and term < $2';
-const TITLE_WORDS_SQL = `select term from campaign_search_terms where term like $1 and substr(term, 1, 2) = 't:'`;
+/**
+ * Every word's terms in one statement: `k` numbers the word (or run); ranges of the btree (a
+ * stem's lexemes, a whole title word, a title word's start) and LIKE patterns of the trigram
+ * index (a title word's end, or a piece of one).
+ */
+const TERMS_SQL = `select r.k, t.term from unnest($1::int[], $2::text[], $3::text[]) r(k, lo, hi)
+    cross join lateral (select c.term from campaign_search_terms c where c.term >= r.lo and c.term < r.hi) t
+  union all
+  select l.k, t.term from unnest($4::int[], $5::text[]) l(k, pattern)
+    cross join lateral (select c.term from campaign_search_terms c where c.term like l.pattern and substr(c.term, 1, 2) = 't:') t`;
+
+/** How a title run's terms are looked up: its pattern as a btree range when it has no leading `%`. */
+function titleLookup(pattern: string): { lo: string; hi: string } | { like: string } {
+  if (pattern.startsWith('t:%')) return { like: pattern };
+  if (pattern.endsWith('%')) {
+    const lo = pattern.slice(0, -1);
+    const hi = pastPrefix(lo);
+    return hi === null ? { like: pattern } : { lo, hi };
+  }
+  // a whole title word: the range holding only itself (no text holds a NUL)
+  return { lo: pattern, hi: `${pattern}\u0001` };
+}
 
 /** The terms, by word: `a` the full-text half's (one list per word), `b` the title half's (one list per run). */
 export interface WordsTerms {
@@ -87,13 +107,25 @@ export function createWordsSearches(db: Db) {
     /** How this search's words are answered from the bitmaps, or null. `ts` is its prefix query. */
     of: classified(KEPT, classify),
 
-    /** The words' terms as they are now (prepared lookups, in parallel); null when a word matches more than MAX_TERMS. */
+    /** The words' terms as they are now (one prepared statement); null when a word matches more than MAX_TERMS. */
     async terms(w: WordsSearch): Promise<WordsTerms | null> {
-      const lists = await Promise.all([
-        ...w.ranges.map((r) => exec({ sql: RANGE_SQL, params: [r.lo, r.hi] }, true)),
-        ...w.subs.map((s) => exec({ sql: TITLE_WORDS_SQL, params: [s] }, true)),
-      ]);
-      const terms = lists.map((rows) => rows.map((r) => r[0] as string));
+      const ranges: { k: number; lo: string; hi: string }[] = w.ranges.map((r, k) => ({ k, ...r }));
+      const likes: { k: number; like: string }[] = [];
+      w.subs.forEach((pattern, i) => {
+        const k = w.ranges.length + i;
+        const lookup = titleLookup(pattern);
+        if ('like' in lookup) likes.push({ k, like: lookup.like });
+        else ranges.push({ k, ...lookup });
+      });
+      const params = [
+        `{${ranges.map((r) => r.k).join(',')}}`,
+        textArrayLiteral(ranges.map((r) => r.lo)),
+        textArrayLiteral(ranges.map((r) => r.hi)),
+        `{${likes.map((l) => l.k).join(',')}}`,
+        textArrayLiteral(likes.map((l) => l.like)),
+      ];
+      const terms: string[][] = Array.from({ length: w.ranges.length + w.subs.length }, () => []);
+      for (const [k, term] of await exec({ sql: TERMS_SQL, params }, true)) terms[Number(k)].push(term as string);
       if (terms.some((t) => t.length > MAX_TERMS)) return null;
       return { a: terms.slice(0, w.ranges.length), b: terms.slice(w.ranges.length) };
     },
