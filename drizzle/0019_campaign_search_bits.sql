@@ -236,6 +236,13 @@ BEGIN
     END IF;
     tv := 0;
     IF page_open AND fc + tc > 0 THEN
+      -- a bitmap without bits has no campaigns to read
+      IF fc = 0 THEN
+        f := NULL;
+      END IF;
+      IF tc = 0 THEN
+        t := NULL;
+      END IF;
       -- the block's matches merged into the page so far, its newest `need` kept
       WITH m AS (
         SELECT s.created_at, s.campaign_id, false AS title_only
