@@ -152,8 +152,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 async function apply(s: Step): Promise<void> {
   const { db } = database;
   if (s.kind === 'nextBlock') {
+    // never back: a slot is given once
     await db.execute(
-      sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / 16384 + 1) * 16384 - 1 - ${s.before}::int)`,
+      sql`select setval('campaign_search_slot_seq', greatest(last_value, (last_value / 16384 + 1) * 16384 - 1 - ${s.before}::int)) from campaign_search_slot_seq`,
     );
     return;
   }
@@ -320,7 +321,7 @@ describe('search postings', () => {
         ])
         .returning()
     ).map((c) => c.id);
-    await db.execute(sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / 16384 + 1) * 16384 - 2)`);
+    await db.execute(sql`select setval('campaign_search_slot_seq', greatest(last_value, (last_value / 16384 + 1) * 16384 - 2)) from campaign_search_slot_seq`);
     ids.push(
       ...(
         await db
