@@ -53,6 +53,9 @@ export const campaignSearchTerms = pgTable(
   (t) => [index('campaign_search_terms_trgm_idx').using('gin', t.term.op('gin_trgm_ops'))],
 );
 
+/** Campaigns in a block of the search's bitmaps (migration 0019). */
+export const SEARCH_BLOCK_BITS = 16_384;
+
 /**
  * Where each campaign is in the search's block bitmaps (migration 0019): its slot, numbered in the
  * order campaigns arrive (and, when the bitmaps are rebuilt, in created_at order). Slot `s` is bit
@@ -80,9 +83,9 @@ export const campaignSearchBlocks = pgTable(
 );
 
 /**
- * For each search term and block, the bitmap (bit(16384)) of the block's campaigns holding it, and
- * for the term `a:` the adult ones: a search of several words ANDs its words' bitmaps (each the OR
- * of its terms'), 16,384 campaigns at a time. Kept by triggers on campaigns in the same transaction
+ * For each search term and block, the bitmap (bit(16384), SEARCH_BLOCK_BITS) of the block's campaigns
+ * holding it, and for the term `a:` the adult ones: a search of several words ANDs its words'
+ * bitmaps (each the OR of its terms'), 16,384 campaigns at a time. Kept by triggers on campaigns in the same transaction
  * as the change (migration 0019).
  */
 export const campaignSearchBits = pgTable(

@@ -16,12 +16,12 @@ import { classified, pastPrefix } from './search-postings';
  * run, a `t:` term containing it, and each candidate's title is checked with `ILIKE`).
  *
  * Both halves are ANDs of ORs of terms: the database function `campaign_search_many` (migration
- * 0020) reads the blocks of 16,384 campaigns latest first from one cursor, and in each ANDs the
- * words' bitmaps (each the OR of its terms'), takes out the adult campaigns for who may not see
- * them, and checks the titles of the title half's candidates that the full-text half does not
- * hold; the matches wait until there are enough to fill the page, then their campaigns are read
- * and merged into it in one statement. It stops when no older block can change the page and the
- * count has reached its cap.
+ * 0020) reads the blocks of 16,384 campaigns latest first from one cursor, and in each
+ * ANDs the words' bitmaps (each the OR of its terms'), takes out the adult campaigns for who may
+ * not see them, and checks the titles of the title half's candidates that the full-text half does
+ * not hold; the matches wait until there are enough to fill the page, then their campaigns are
+ * read and merged into it in one statement. It stops when no older block can change the page and
+ * the count has reached its cap.
  * The cost grows with the blocks read and the terms, not with how many campaigns hold each word
  * nor how rarely they meet: a block is 2 KB of bitmap per term, ANDed as a whole.
  *

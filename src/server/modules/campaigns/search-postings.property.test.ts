@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../../test/helpers';
 import { ListQuery } from '../../../shared/schemas/campaigns';
 import { campaigns, users } from '../../db/schema';
+import { SEARCH_BLOCK_BITS } from '../../db/schema/search';
 import type { Actor } from '../../deps';
 import { encodeCursor } from '../../lib/listing';
 import { createCampaignListQueries, listTotal } from './list-queries';
@@ -145,7 +146,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('toggleAdult' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('redate' as const), pick: fc.nat(), minutesAgo: fc.integer({ min: 0, max: 10_000 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
-  // the next campaigns go at the end of a bitmap block (16,384 slots) and on into the next one
+  // the next campaigns go at the end of a bitmap block (SEARCH_BLOCK_BITS slots) and on into the next one
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('nextBlock' as const), before: fc.integer({ min: 0, max: 3 }) }) },
 );
 
@@ -154,7 +155,7 @@ async function apply(s: Step): Promise<void> {
   if (s.kind === 'nextBlock') {
     // never back: a slot is given once
     await db.execute(
-      sql`select setval('campaign_search_slot_seq', greatest(last_value, (last_value / 16384 + 1) * 16384 - 1 - ${s.before}::int)) from campaign_search_slot_seq`,
+      sql`select setval('campaign_search_slot_seq', greatest(last_value, (last_value / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1 - ${s.before}::int)) from campaign_search_slot_seq`,
     );
     return;
   }
@@ -258,7 +259,9 @@ describe('search postings', () => {
     await db.delete(campaigns);
     const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * 3_600_000);
     const nextBlock = () =>
-      db.execute(sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / 16384 + 1) * 16384 - 1)`);
+      db.execute(
+        sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1)`,
+      );
     // three blocks in this order: one campaign between the others' dates, two old ones, five new ones
     for (const hours of [[21.5], [1, 2], [19, 20, 21, 22, 23]]) {
       await nextBlock();
@@ -306,7 +309,7 @@ describe('search postings', () => {
     // each campaign's terms as its bits say, and as its row says ('a:' for an adult one)
     const bitTerms = () =>
       rowsOf<{ id: string; terms: string }>(sql`select s.campaign_id as id, string_agg(b.term, ' ' order by b.term) as terms
-        from campaign_search_slots s join campaign_search_bits b on b.block = s.slot >> 14 and get_bit(b.bits, 16383 - (s.slot & 16383)) = 1
+        from campaign_search_slots s join campaign_search_bits b on b.block = s.slot / ${SEARCH_BLOCK_BITS}::int and get_bit(b.bits, ${SEARCH_BLOCK_BITS - 1}::int - s.slot % ${SEARCH_BLOCK_BITS}::int) = 1
         group by 1 order by 1`);
     const rowTerms = () =>
       rowsOf<{ id: string; terms: string }>(sql`select c.id, string_agg(t, ' ' order by t) as terms
@@ -321,7 +324,9 @@ describe('search postings', () => {
         ])
         .returning()
     ).map((c) => c.id);
-    await db.execute(sql`select setval('campaign_search_slot_seq', greatest(last_value, (last_value / 16384 + 1) * 16384 - 2)) from campaign_search_slot_seq`);
+    await db.execute(
+      sql`select setval('campaign_search_slot_seq', greatest(last_value, (last_value / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 2)) from campaign_search_slot_seq`,
+    );
     ids.push(
       ...(
         await db
@@ -334,7 +339,7 @@ describe('search postings', () => {
           .returning()
       ).map((c) => c.id),
     );
-    const blocks = await rowsOf<{ n: string }>(sql`select count(distinct slot >> 14) as n from campaign_search_slots`);
+    const blocks = await rowsOf<{ n: string }>(sql`select count(distinct slot / ${SEARCH_BLOCK_BITS}::int) as n from campaign_search_slots`);
     expect(Number(blocks[0].n)).toBe(2);
     expect(await bitTerms()).toEqual(await rowTerms());
     await db.update(campaigns).set({ title: 'Walking', type: 'adult' }).where(eq(campaigns.id, ids[3]));
