@@ -19,7 +19,7 @@ import {
   termValues,
   type WordsTerms,
 } from './search-intersections';
-import { createWordSearches, POSTINGS_MAX_OFFSET, postingsHits, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
+import { createWordSearches, inText, POSTINGS_MAX_OFFSET, postingsHits, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -230,7 +230,7 @@ function build(db: Db, a: Args) {
   if (a.withTotal && a.intersect) {
     // the page's matches with the total (up to SEARCH_COUNT_CAP + 1) on each row, from one pass
     // over the bitmaps; no match: one row without a campaign, with the total
-    const ids = sql`(select m.campaign_id from m where m.campaign_id is not null order by m.created_at desc, m.campaign_id desc limit ${a.limit})`;
+    const ids = sql`(select m.campaign_id from m where m.campaign_id is not null order by m.created_at desc, m.campaign_id desc limit ${inText(a.limit)})`;
     const selection = { ...rowsSelection, searchTotal: sql<string>`(select max(m.total) from m)`, changes: changesSql };
     counted = {
       ...dialect.sqlToQuery(sql`with m as materialized (${intersectCounted(a.intersect)}) ${rowsOf(selection, ids).getSQL()}`),
@@ -241,7 +241,7 @@ function build(db: Db, a: Args) {
     // once; the page is their newest rows (they hold every term's newest ones), the total their number
     const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));
     const m = sql`select h.campaign_id, h.created_at from ${postingsHits(a.postings, cap)}`;
-    const ids = sql`(select m.campaign_id from m group by m.created_at, m.campaign_id order by m.created_at desc, m.campaign_id desc limit ${a.limit})`;
+    const ids = sql`(select m.campaign_id from m group by m.created_at, m.campaign_id order by m.created_at desc, m.campaign_id desc limit ${inText(a.limit)})`;
     const n = sql<string>`(select count(*) from (select distinct m.campaign_id from m limit ${cap}) x)`;
     const selection = { ...rowsSelection, searchTotal: n, changes: changesSql };
     counted = { ...dialect.sqlToQuery(sql`with m as materialized (${m}) ${rowsOf(selection, ids).getSQL()}`), map: rowMapper<CountedRow>(selection) };
@@ -328,9 +328,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
               like: ph('like'),
               seeAdult: s.seeAdult,
               cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
-              perHalf: ph('perTerm'),
-              limit: ph('limit'),
-              offset: ph('offset'),
+              perHalf: s.first ?? ph('perTerm'),
+              limit: s.first ?? ph('limit'),
+              offset: s.first ? 0 : ph('offset'),
             } satisfies IntersectArgs)
           : undefined,
         search: s.search === 'none' || postings || intersect ? undefined : { ts: s.search === 'words' ? ph('ts') : null, like: ph('like') },
@@ -339,9 +339,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
               terms: ph('terms'),
               seeAdult: s.seeAdult,
               cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
-              perTerm: ph('perTerm'),
-              limit: ph('limit'),
-              offset: ph('offset'),
+              perTerm: s.first ?? ph('perTerm'),
+              limit: s.first ?? ph('limit'),
+              offset: s.first ? 0 : ph('offset'),
             }
           : undefined,
         cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
@@ -396,7 +396,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       from: cursor ? 'cursor' : 'top',
       viewer: viewerId !== null,
       search: !text ? 'none' : terms !== null ? 'postings' : many !== null ? 'intersect' : ts ? 'words' : 'title',
-      first: !text && !cursor && offset === 0 ? limit + 1 : undefined,
+      // a first page (no cursor or offset) of the list or of a search the postings or bitmaps answer
+      first: !cursor && offset === 0 && (!text || found !== null) ? limit + 1 : undefined,
     };
     // one row more than the page: it says whether there is a next page
     const values = {

@@ -3,7 +3,7 @@ import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { arrayRunner } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { textArrayLiteral } from '../../lib/listing';
-import { classified, pastPrefix } from './search-postings';
+import { classified, inText, pastPrefix } from './search-postings';
 
 /**
  * A search of several words (or of one word with punctuation), answered from the search's block
@@ -51,12 +51,12 @@ const KEPT = 1000;
 /**
  * Every word's terms in one statement: `k` numbers the word (or run); ranges of the btree (a
  * stem's lexemes, a whole title word, a title word's start) and LIKE patterns of the trigram
- * index (a title word's end, or a piece of one).
+ * index (a title word's end, or a piece of one). The arrays behind subqueries: see arrayParam.
  */
-const TERMS_SQL = `select r.k, t.term from unnest($1::int[], $2::text[], $3::text[]) r(k, lo, hi)
+const TERMS_SQL = `select r.k, t.term from unnest((select $1::int[]), (select $2::text[]), (select $3::text[])) r(k, lo, hi)
     cross join lateral (select c.term from campaign_search_terms c where c.term >= r.lo and c.term < r.hi) t
   union all
-  select l.k, t.term from unnest($4::int[], $5::text[]) l(k, pattern)
+  select l.k, t.term from unnest((select $4::int[]), (select $5::text[])) l(k, pattern)
     cross join lateral (select c.term from campaign_search_terms c where c.term like l.pattern and substr(c.term, 1, 2) = 't:') t`;
 
 /** How a title run's terms are looked up: its pattern as a btree range when it has no leading `%`. */
@@ -169,13 +169,13 @@ export interface IntersectArgs {
 function many(a: IntersectArgs, need: unknown, cap: number): SQL {
   const cursor = a.cursor ? sql`${a.cursor.t}::timestamptz, ${a.cursor.id}::uuid` : sql`null, null`;
   return sql`campaign_search_many(${a.aTerms}::text[], ${a.aWords}::int[], ${a.aN}::int, ${a.bTerms}::text[], ${a.bWords}::int[], ${a.bN}::int,
-    ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${need}::int, ${sql.raw(String(cap))})`;
+    ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${inText(need)}::int, ${sql.raw(String(cap))})`;
 }
 
 /** The page's campaign ids, newest first. */
 export function intersectPageIds(a: IntersectArgs): SQL {
   return sql`(select s.campaign_id from ${many(a, a.perHalf, 0)} s where s.campaign_id is not null
-    order by s.created_at desc, s.campaign_id desc limit ${a.limit} offset ${a.offset})`;
+    order by s.created_at desc, s.campaign_id desc limit ${inText(a.limit)} offset ${inText(a.offset)})`;
 }
 
 /** The page's newest `need` matches with the total (up to SEARCH_COUNT_CAP + 1) on each (no cursor: a first page and its total). */
