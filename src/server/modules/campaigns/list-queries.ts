@@ -120,11 +120,12 @@ interface Shape {
    */
   search: 'none' | 'words' | 'title' | 'postings' | 'intersect';
   /**
-   * A first page of the list (no search, no cursor, no offset): its size (rows read), written
-   * into the statement's text. Its only parameters then are ones that do not change the plan
-   * (owner, viewer), so PostgreSQL keeps one generic plan of the prepared statement instead of
-   * planning it anew for each request: with `limit $1` the generic plan has to assume a tenth
-   * of the table, costs more than a custom plan, and is never chosen.
+   * A page without an offset (the first, or one after a cursor) of the list or of a search the
+   * postings or bitmaps answer: its size (rows read), written into the statement's text. Its
+   * other parameters then do not change the plan (owner, viewer, cursor, a search's terms), so
+   * PostgreSQL keeps one generic plan of the prepared statement instead of planning it anew for
+   * each request: with `limit $1` the generic plan has to assume a tenth of the table, costs
+   * more than a custom plan, and is never chosen.
    */
   first?: number;
 }
@@ -171,7 +172,7 @@ function build(db: Db, a: Args) {
     : a.postings
       ? postingsPageIds(a.postings)
       : typeof a.limit === 'number'
-        ? // a first page: its size in the text, no offset (see Shape.first)
+        ? // a page without an offset: its size in the text (see Shape.first)
           sql`(select ${p.id} from ${campaigns} ${sql.identifier('page')}${where.length ? sql` where ${and(...where)}` : sql``}
           order by ${p.createdAt} desc, ${p.id} desc limit ${sql.raw(String(a.limit))})`
         : db
@@ -396,8 +397,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       from: cursor ? 'cursor' : 'top',
       viewer: viewerId !== null,
       search: !text ? 'none' : terms !== null ? 'postings' : many !== null ? 'intersect' : ts ? 'words' : 'title',
-      // a first page (no cursor or offset) of the list or of a search the postings or bitmaps answer
-      first: !cursor && offset === 0 && (!text || found !== null) ? limit + 1 : undefined,
+      first: offset === 0 && (!text || found !== null) ? limit + 1 : undefined,
     };
     // one row more than the page: it says whether there is a next page
     const values = {
