@@ -83,10 +83,10 @@ export const campaignSearchBlocks = pgTable(
 );
 
 /**
- * For each search term and block, the bitmap (bit(16384), SEARCH_BLOCK_BITS) of the block's campaigns
- * holding it, and for the term `a:` the adult ones: a search of several words ANDs its words'
- * bitmaps (each the OR of its terms'), 16,384 campaigns at a time. Kept by triggers on campaigns in the same transaction
- * as the change (migration 0019).
+ * For each search term and block, the bitmap (bit(16384), SEARCH_BLOCK_BITS) of the block's
+ * campaigns holding it, and for the term `a:` the adult ones: a search of several words ANDs its
+ * words' bitmaps (each the OR of its terms'), 16,384 campaigns at a time. Kept by triggers on
+ * campaigns in the same transaction as the change (migration 0019).
  */
 export const campaignSearchBits = pgTable(
   'campaign_search_bits',
