@@ -174,7 +174,7 @@ function build(db: Db, a: Args) {
       : typeof a.limit === 'number'
         ? // a page without an offset: its size in the text (see Shape.first)
           sql`(select ${p.id} from ${campaigns} ${sql.identifier('page')}${where.length ? sql` where ${and(...where)}` : sql``}
-          order by ${p.createdAt} desc, ${p.id} desc limit ${sql.raw(String(a.limit))})`
+          order by ${p.createdAt} desc, ${p.id} desc limit ${inText(a.limit)})`
         : db
             .select({ id: p.id })
             .from(p)
