@@ -326,6 +326,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
               bTerms: ph('bTerms'),
               bWords: ph('bWords'),
               bN: ph('bN'),
+              bLimit: ph('bLimit'),
               like: ph('like'),
               seeAdult: s.seeAdult,
               cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,

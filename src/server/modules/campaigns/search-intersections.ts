@@ -15,13 +15,17 @@ import { classified, inText, pastPrefix } from './search-postings';
  * digits of the text is then inside one of the title's words, so the candidates hold, for each
  * run, a `t:` term containing it, and each candidate's title is checked with `ILIKE`).
  *
- * Both halves are ANDs of ORs of terms: the database function `campaign_search_many` (migration
- * 0020) reads the blocks of 16,384 campaigns latest first from one cursor, and in each
+ * Both halves are ANDs of ORs of terms: the database function `campaign_search_many` (migrations
+ * 0020 and 0021) reads the blocks of 16,384 campaigns latest first from one cursor, and in each
  * ANDs the words' bitmaps (each the OR of its terms'), takes out the adult campaigns for who may
  * not see them, and checks the titles of the title half's candidates that the full-text half does
  * not hold; the matches wait until there are enough to fill the page, then their campaigns are
  * read and merged into it in one statement. It stops when no older block can change the page and
- * the count has reached its cap.
+ * the count has reached its cap. The title half can only add a campaign whose title is read
+ * apart from its own words by the text search parser (the bit `o:`) or that holds a title word
+ * whose own lexemes miss its run's query ("heart" for the text "art music"): when each full-text
+ * word is one run's, its candidates are only looked for among those (`limit`), and in a block
+ * without any of them its bitmaps are not read.
  * The cost grows with the blocks read and the terms, not with how many campaigns hold each word
  * nor how rarely they meet: a block is 2 KB of bitmap per term, ANDed as a whole.
  *
@@ -39,6 +43,11 @@ export interface WordsSearch {
    * one, its end before one.
    */
   subs: string[];
+  /**
+   * For each of `subs`, its run's own prefix query (`'stem':*`, empty for a stop word), when every
+   * word of the full-text half is one of these runs' (see `limited` below); else null.
+   */
+  subQueries: string[] | null;
 }
 
 /** Shortest run of letters and digits that draws title candidates (a trigram search needs three). */
@@ -52,12 +61,25 @@ const KEPT = 1000;
  * Every word's terms in one statement: `k` numbers the word (or run); ranges of the btree (a
  * stem's lexemes, a whole title word, a title word's start) and LIKE patterns of the trigram
  * index (a title word's end, or a piece of one). The arrays behind subqueries: see arrayParam.
+ * With each term, whether it is a title word whose own lexemes miss its run's query `q` (given
+ * for title runs when the title half can be limited, else empty).
  */
-const TERMS_SQL = `select r.k, t.term from unnest((select $1::int[]), (select $2::text[]), (select $3::text[])) r(k, lo, hi)
+const TERMS_SQL = `select r.k, t.term, r.q <> '' and not (to_tsvector('english', substr(t.term, 3)) @@ r.q::tsquery)
+  from unnest((select $1::int[]), (select $2::text[]), (select $3::text[]), (select $6::text[])) r(k, lo, hi, q)
     cross join lateral (select c.term from campaign_search_terms c where c.term >= r.lo and c.term < r.hi) t
   union all
-  select l.k, t.term from unnest((select $4::int[]), (select $5::text[])) l(k, pattern)
+  select l.k, t.term, l.q <> '' and not (to_tsvector('english', substr(t.term, 3)) @@ l.q::tsquery)
+  from unnest((select $4::int[]), (select $5::text[]), (select $7::text[])) l(k, pattern, q)
     cross join lateral (select c.term from campaign_search_terms c where c.term like l.pattern and substr(c.term, 1, 2) = 't:') t`;
+
+/**
+ * The search's prefix query, and the typed text's runs of letters and digits (empty before a
+ * leading or after a trailing separator) with each one's own prefix query (a run holds nothing a
+ * query parses as an operator).
+ */
+const CLASSIFY_SQL = `select to_tsquery('english', $1)::text, p.parts,
+    array(select case when u.r = '' then '' else to_tsquery('english', u.r || ':*')::text end from unnest(p.parts) with ordinality u(r, o) order by u.o)
+  from (select regexp_split_to_array(lower($2), '[^[:alnum:]]+') as parts) p`;
 
 /** How a title run's terms are looked up: its pattern as a btree range when it has no leading `%`. */
 function titleLookup(pattern: string): { lo: string; hi: string } | { like: string } {
@@ -71,25 +93,35 @@ function titleLookup(pattern: string): { lo: string; hi: string } | { like: stri
   return { lo: pattern, hi: `${pattern}\u0001` };
 }
 
-/** The terms, by word: `a` the full-text half's (one list per word), `b` the title half's (one list per run). */
+/**
+ * The terms, by word: `a` the full-text half's (one list per word), `b` the title half's (one
+ * list per run); `limit`: the title half's candidates are among the campaigns holding one of
+ * these (the bit `o:` of campaigns apart, and the title words whose own lexemes miss their run's
+ * query), or null: anywhere (migration 0021 says why).
+ */
 export interface WordsTerms {
   a: string[][];
   b: string[][];
+  limit: string[] | null;
 }
 
 export function createWordsSearches(db: Db) {
   const exec = arrayRunner(db);
 
   async function classify(text: string, ts: string): Promise<WordsSearch | null> {
-    const [row] = await exec({ sql: `select to_tsquery('english', $1)::text, regexp_split_to_array(lower($2), '[^[:alnum:]]+')`, params: [ts, text] }, false);
-    const [query, parts] = row as [string, string[]];
+    const [row] = await exec({ sql: CLASSIFY_SQL, params: [ts, text] }, false);
+    const [query, parts, partQueries] = row as [string, string[], string[]];
     // where the title holds the text, a run with punctuation or a space before it starts a title
     // word, one with punctuation or a space after it ends one (the first and last parts are empty
     // when the text starts or ends with punctuation)
-    const subs = [
-      ...new Set(parts.flatMap((p, i) => (Array.from(p).length < MIN_PART ? [] : [`t:${i > 0 ? '' : '%'}${p}${i < parts.length - 1 ? '' : '%'}`]))),
-    ];
+    const patterns = parts.map((p, i) => (Array.from(p).length < MIN_PART ? null : `t:${i > 0 ? '' : '%'}${p}${i < parts.length - 1 ? '' : '%'}`));
+    const subs = [...new Set(patterns.filter((p): p is string => p !== null))];
     if (!subs.length) return null;
+    // the full-text half's words are the runs' own (each run's query, stop words left out, in
+    // order), and each run with a word has title terms: the title half can be limited
+    const ownWords = partQueries.filter((q) => q !== '').join(' & ');
+    const limitable = query !== '' && ownWords === query && partQueries.every((q, i) => q === '' || patterns[i] !== null);
+    const subQueries = limitable ? subs.map((pattern) => partQueries[patterns.indexOf(pattern)]) : null;
     const ranges: WordsSearch['ranges'] = [];
     // every stop word left out: the full-text half matches nothing
     if (query !== '') {
@@ -102,7 +134,7 @@ export function createWordsSearches(db: Db) {
         if (!ranges.some((r) => r.lo === lo)) ranges.push({ lo, hi });
       }
     }
-    return { ranges, subs };
+    return { ranges, subs, subQueries };
   }
 
   return {
@@ -111,13 +143,14 @@ export function createWordsSearches(db: Db) {
 
     /** The words' terms as they are now (one prepared statement); null when a word matches more than MAX_TERMS. */
     async terms(w: WordsSearch): Promise<WordsTerms | null> {
-      const ranges: { k: number; lo: string; hi: string }[] = w.ranges.map((r, k) => ({ k, ...r }));
-      const likes: { k: number; like: string }[] = [];
+      const ranges: { k: number; lo: string; hi: string; q: string }[] = w.ranges.map((r, k) => ({ k, ...r, q: '' }));
+      const likes: { k: number; like: string; q: string }[] = [];
       w.subs.forEach((pattern, i) => {
         const k = w.ranges.length + i;
+        const q = w.subQueries?.[i] ?? '';
         const lookup = titleLookup(pattern);
-        if ('like' in lookup) likes.push({ k, like: lookup.like });
-        else ranges.push({ k, ...lookup });
+        if ('like' in lookup) likes.push({ k, like: lookup.like, q });
+        else ranges.push({ k, ...lookup, q });
       });
       const params = [
         `{${ranges.map((r) => r.k).join(',')}}`,
@@ -125,24 +158,38 @@ export function createWordsSearches(db: Db) {
         textArrayLiteral(ranges.map((r) => r.hi)),
         `{${likes.map((l) => l.k).join(',')}}`,
         textArrayLiteral(likes.map((l) => l.like)),
+        textArrayLiteral(ranges.map((r) => r.q)),
+        textArrayLiteral(likes.map((l) => l.q)),
       ];
       const terms: string[][] = Array.from({ length: w.ranges.length + w.subs.length }, () => []);
-      for (const [k, term] of await exec({ sql: TERMS_SQL, params }, true)) terms[Number(k)].push(term as string);
+      const apart = new Set<string>();
+      for (const [k, term, bad] of await exec({ sql: TERMS_SQL, params }, true)) {
+        terms[Number(k)].push(term as string);
+        if (bad === true) apart.add(term as string);
+      }
       if (terms.some((t) => t.length > MAX_TERMS)) return null;
-      return { a: terms.slice(0, w.ranges.length), b: terms.slice(w.ranges.length) };
+      return { a: terms.slice(0, w.ranges.length), b: terms.slice(w.ranges.length), limit: w.subQueries ? ['o:', ...apart] : null };
     },
   };
 }
 
 /** The values of a search's term parameters: each half's terms with the number of their word (1, 2, ...). */
-export function termValues(t: WordsTerms): { aTerms: string; aWords: string; aN: number; bTerms: string; bWords: string; bN: number } {
+export function termValues(t: WordsTerms): {
+  aTerms: string;
+  aWords: string;
+  aN: number;
+  bTerms: string;
+  bWords: string;
+  bN: number;
+  bLimit: string | null;
+} {
   const flat = (groups: string[][]) => ({
     terms: textArrayLiteral(groups.flat()),
     words: `{${groups.flatMap((g, i) => g.map(() => i + 1)).join(',')}}`,
   });
   const a = flat(t.a);
   const b = flat(t.b);
-  return { aTerms: a.terms, aWords: a.words, aN: t.a.length, bTerms: b.terms, bWords: b.words, bN: t.b.length };
+  return { aTerms: a.terms, aWords: a.words, aN: t.a.length, bTerms: b.terms, bWords: b.words, bN: t.b.length, bLimit: t.limit && textArrayLiteral(t.limit) };
 }
 
 /** Values or placeholders of a several-word search. */
@@ -155,6 +202,8 @@ export interface IntersectArgs {
   bTerms: unknown;
   bWords: unknown;
   bN: unknown;
+  /** The terms the title half's candidates hold one of (text[]), or null: no limit. */
+  bLimit: unknown;
   /** The title pattern (`%text%`, LIKE-escaped). */
   like: unknown;
   seeAdult: boolean;
@@ -169,7 +218,7 @@ export interface IntersectArgs {
 function many(a: IntersectArgs, need: unknown, cap: number): SQL {
   const cursor = a.cursor ? sql`${a.cursor.t}::timestamptz, ${a.cursor.id}::uuid` : sql`null, null`;
   return sql`campaign_search_many(${a.aTerms}::text[], ${a.aWords}::int[], ${a.aN}::int, ${a.bTerms}::text[], ${a.bWords}::int[], ${a.bN}::int,
-    ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${inText(need)}::int, ${sql.raw(String(cap))})`;
+    ${a.bLimit}::text[], ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${inText(need)}::int, ${sql.raw(String(cap))})`;
 }
 
 /** The page's campaign ids, newest first. */
