@@ -10,8 +10,11 @@
 -- is one host name, "1.5" one number): the campaign is "apart", the term 'o:' set for it here; or
 -- the title word's own lexemes match no prefix of the run's stem ("heart" for the run "art"): a
 -- property of the search's terms, checked when they are looked up (search-intersections.ts).
--- So the title half's candidates are among the campaigns holding 'o:' or one of those terms
--- (b_limit): in most blocks none, and their title bitmaps are not read.
+-- When only one run has such title words, a title match that is not a full-text match is apart,
+-- or holds one of them and a title word of each other run: the title half's candidates are the
+-- campaigns apart among its usual ones, and the candidates of the runs with that run's terms
+-- cut down to those words (bx). In most blocks no campaign is apart, and the title bitmaps read
+-- are those of bx only (none when no run has such words).
 
 -- Whether one of the title's words has lexemes of its own that the campaign's search vector lacks.
 CREATE OR REPLACE FUNCTION campaign_search_title_apart(v tsvector, title text) RETURNS boolean
@@ -44,14 +47,16 @@ DROP FUNCTION campaign_search_many(text[], int[], int, text[], int[], int, text,
 -- how many match, counted up to `cap`, on each row (one row without a campaign when none does).
 -- The full-text half: a campaign holding, for each of the a_n words, one of its terms (a_terms;
 -- a_words: the word's number, 1..a_n). The title half: a campaign holding a term of each of the b_n
--- runs (b_terms, b_words) whose title is ILIKE `pattern`, only among the campaigns holding one of
--- b_limit's terms when it is not null (see above). Blocks are read latest first (by the
+-- runs (b_terms, b_words) whose title is ILIKE `pattern`; when bx_terms is not null, only among the
+-- campaigns apart ('o:') and those holding a term of each of the runs (bx_terms, bx_words: b_terms
+-- with the run whose title words miss its query given only those words; empty when no run has
+-- any), see above. Blocks are read latest first (by the
 -- latest created_at they have held) until the page cannot change (its need-th match is newer than
 -- anything in the block) and the count has reached its cap; a block's matches are read only while
 -- the page may need them. Plans kept generic: every statement's shape suits every search.
 CREATE FUNCTION campaign_search_many(
   a_terms text[], a_words int[], a_n int,
-  b_terms text[], b_words int[], b_n int, b_limit text[],
+  b_terms text[], b_words int[], b_n int, bx_terms text[], bx_words int[],
   pattern text, see_adult boolean,
   cur_t timestamptz, cur_id uuid,
   need int, cap int
@@ -87,32 +92,37 @@ DECLARE
 BEGIN
   -- Each block (ordered before any bitmap is read, so that they are read one block at a time;
   -- with no count to make, cap 0, those whose every campaign is newer than the cursor left out)
-  -- with: l, the OR of b_limit's bitmaps (when there is a limit); r, each half's words' bitmaps
+  -- with: o, the campaigns apart (when the title half is limited); r, each half's words' bitmaps
   -- (each the OR of the word's terms') ANDed, null when a word has no bitmap in the block (no
-  -- match in it), the title half's only where l has bits, and the adult bits; h, the full-text
-  -- matches without the adult ones for who may not see them, the title candidates within l; m,
-  -- each null when it has no bits, the matches counted, and the mask of what may be seen when
-  -- there are title candidates. Each step a subquery of its own (OFFSET 0): each value computed
+  -- match in it): f, t (the title half's only where o has bits, when limited) and tx (bx's),
+  -- and the adult bits; h, the full-text matches without the adult ones for who may not see
+  -- them, the title candidates (t, or when limited: t within o, and tx); m, each null when it
+  -- has no bits, the matches counted, and the mask of what may be seen when there are title
+  -- candidates. Each step a subquery of its own (OFFSET 0): each value computed
   -- once. A block's bitmaps are ANDed and masked in this statement, not in the loop below (which
   -- copied each into a variable first).
   OPEN blocks NO SCROLL FOR
     SELECT k.block, k.lo_at, k.hi_at, m.f, m.fc, m.t, m.nx
     FROM (SELECT k.block, k.lo_at, k.hi_at FROM campaign_search_blocks k WHERE cap > 0 OR cur_t IS NULL OR k.lo_at <= cur_t
           ORDER BY k.hi_at DESC, k.block DESC OFFSET 0) k
-    CROSS JOIN LATERAL (SELECT CASE WHEN b_n > 0 AND b_limit IS NOT NULL
-        THEN (SELECT bit_or(b.bits) FROM campaign_search_bits b WHERE b.term = ANY (b_limit) AND b.block = k.block) END AS bits OFFSET 0) l
+    CROSS JOIN LATERAL (SELECT CASE WHEN b_n > 0 AND bx_terms IS NOT NULL
+        THEN (SELECT b.bits FROM campaign_search_bits b WHERE b.term = 'o:' AND b.block = k.block) END AS bits OFFSET 0) o
     CROSS JOIN LATERAL (SELECT
       CASE WHEN a_n > 0 THEN (SELECT CASE WHEN count(*) = a_n THEN bit_and(q.wb) END
         FROM (SELECT bit_or(b.bits) AS wb FROM unnest(a_terms, a_words) u(term, w)
               JOIN campaign_search_bits b ON b.term = u.term AND b.block = k.block GROUP BY u.w) q) END AS f,
-      CASE WHEN b_n > 0 AND (b_limit IS NULL OR l.bits IS NOT NULL) THEN (SELECT CASE WHEN count(*) = b_n THEN bit_and(q.wb) END
+      CASE WHEN b_n > 0 AND (bx_terms IS NULL OR o.bits IS NOT NULL) THEN (SELECT CASE WHEN count(*) = b_n THEN bit_and(q.wb) END
         FROM (SELECT bit_or(b.bits) AS wb FROM unnest(b_terms, b_words) u(term, w)
               JOIN campaign_search_bits b ON b.term = u.term AND b.block = k.block GROUP BY u.w) q) END AS t,
+      CASE WHEN b_n > 0 AND cardinality(bx_terms) > 0 THEN (SELECT CASE WHEN count(*) = b_n THEN bit_and(q.wb) END
+        FROM (SELECT bit_or(b.bits) AS wb FROM unnest(bx_terms, bx_words) u(term, w)
+              JOIN campaign_search_bits b ON b.term = u.term AND b.block = k.block GROUP BY u.w) q) END AS tx,
       CASE WHEN NOT see_adult THEN (SELECT b.bits FROM campaign_search_bits b WHERE b.term = 'a:' AND b.block = k.block) END AS x
       OFFSET 0) r
     CROSS JOIN LATERAL (SELECT
       CASE WHEN bit_count(r.f) > 0 THEN CASE WHEN r.x IS NULL THEN r.f ELSE r.f & ~r.x END END AS f,
-      CASE WHEN bit_count(r.t) > 0 THEN CASE WHEN l.bits IS NULL THEN r.t ELSE r.t & l.bits END END AS t
+      CASE WHEN bx_terms IS NULL OR r.tx IS NULL AND r.t IS NULL THEN r.t
+        WHEN r.t IS NULL THEN r.tx WHEN r.tx IS NULL THEN r.t & o.bits ELSE (r.t & o.bits) | r.tx END AS t
       OFFSET 0) h
     CROSS JOIN LATERAL (SELECT
       CASE WHEN bit_count(h.f) > 0 THEN h.f END AS f, coalesce(bit_count(h.f), 0)::int AS fc,

@@ -24,8 +24,8 @@ import { classified, inText, pastPrefix } from './search-postings';
  * the count has reached its cap. The title half can only add a campaign whose title is read
  * apart from its own words by the text search parser (the bit `o:`) or that holds a title word
  * whose own lexemes miss its run's query ("heart" for the text "art music"): when each full-text
- * word is one run's, its candidates are only looked for among those (`limit`), and in a block
- * without any of them its bitmaps are not read.
+ * word is one run's and one run at most has such title words, its candidates are only looked for
+ * among those (`bx`), and in a block where no campaign is apart, only they are read.
  * The cost grows with the blocks read and the terms, not with how many campaigns hold each word
  * nor how rarely they meet: a block is 2 KB of bitmap per term, ANDed as a whole.
  *
@@ -95,14 +95,15 @@ function titleLookup(pattern: string): { lo: string; hi: string } | { like: stri
 
 /**
  * The terms, by word: `a` the full-text half's (one list per word), `b` the title half's (one
- * list per run); `limit`: the title half's candidates are among the campaigns holding one of
- * these (the bit `o:` of campaigns apart, and the title words whose own lexemes miss their run's
- * query), or null: anywhere (migration 0021 says why).
+ * list per run); `bx`, when the title half is limited (migration 0021 says why): its candidates
+ * are the campaigns apart (the bit `o:`) among b's, and bx's: b with the one run that has title
+ * words whose own lexemes miss its query cut down to those words (empty when no run has any).
+ * Null: no limit (more than one run has such words, or the full-text words are not the runs').
  */
 export interface WordsTerms {
   a: string[][];
   b: string[][];
-  limit: string[] | null;
+  bx: string[][] | null;
 }
 
 export function createWordsSearches(db: Db) {
@@ -162,13 +163,16 @@ export function createWordsSearches(db: Db) {
         textArrayLiteral(likes.map((l) => l.q)),
       ];
       const terms: string[][] = Array.from({ length: w.ranges.length + w.subs.length }, () => []);
-      const apart = new Set<string>();
-      for (const [k, term, bad] of await exec({ sql: TERMS_SQL, params }, true)) {
+      const missing: string[][] = Array.from({ length: w.ranges.length + w.subs.length }, () => []);
+      for (const [k, term, misses] of await exec({ sql: TERMS_SQL, params }, true)) {
         terms[Number(k)].push(term as string);
-        if (bad === true) apart.add(term as string);
+        if (misses === true) missing[Number(k)].push(term as string);
       }
       if (terms.some((t) => t.length > MAX_TERMS)) return null;
-      return { a: terms.slice(0, w.ranges.length), b: terms.slice(w.ranges.length), limit: w.subQueries ? ['o:', ...apart] : null };
+      const b = terms.slice(w.ranges.length);
+      const runs = missing.slice(w.ranges.length).flatMap((m, i) => (m.length ? [i] : []));
+      const bx = !w.subQueries || runs.length > 1 ? null : runs.length ? b.map((t, i) => (i === runs[0] ? missing[w.ranges.length + i] : t)) : [];
+      return { a: terms.slice(0, w.ranges.length), b, bx };
     },
   };
 }
@@ -181,7 +185,8 @@ export function termValues(t: WordsTerms): {
   bTerms: string;
   bWords: string;
   bN: number;
-  bLimit: string | null;
+  bxTerms: string | null;
+  bxWords: string | null;
 } {
   const flat = (groups: string[][]) => ({
     terms: textArrayLiteral(groups.flat()),
@@ -189,7 +194,17 @@ export function termValues(t: WordsTerms): {
   });
   const a = flat(t.a);
   const b = flat(t.b);
-  return { aTerms: a.terms, aWords: a.words, aN: t.a.length, bTerms: b.terms, bWords: b.words, bN: t.b.length, bLimit: t.limit && textArrayLiteral(t.limit) };
+  const bx = t.bx && flat(t.bx);
+  return {
+    aTerms: a.terms,
+    aWords: a.words,
+    aN: t.a.length,
+    bTerms: b.terms,
+    bWords: b.words,
+    bN: t.b.length,
+    bxTerms: bx?.terms ?? null,
+    bxWords: bx?.words ?? null,
+  };
 }
 
 /** Values or placeholders of a several-word search. */
@@ -202,8 +217,9 @@ export interface IntersectArgs {
   bTerms: unknown;
   bWords: unknown;
   bN: unknown;
-  /** The terms the title half's candidates hold one of (text[]), or null: no limit. */
-  bLimit: unknown;
+  /** The limited title half's other candidates (text[], int[]; see WordsTerms.bx), or null: no limit. */
+  bxTerms: unknown;
+  bxWords: unknown;
   /** The title pattern (`%text%`, LIKE-escaped). */
   like: unknown;
   seeAdult: boolean;
@@ -218,7 +234,7 @@ export interface IntersectArgs {
 function many(a: IntersectArgs, need: unknown, cap: number): SQL {
   const cursor = a.cursor ? sql`${a.cursor.t}::timestamptz, ${a.cursor.id}::uuid` : sql`null, null`;
   return sql`campaign_search_many(${a.aTerms}::text[], ${a.aWords}::int[], ${a.aN}::int, ${a.bTerms}::text[], ${a.bWords}::int[], ${a.bN}::int,
-    ${a.bLimit}::text[], ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${inText(need)}::int, ${sql.raw(String(cap))})`;
+    ${a.bxTerms}::text[], ${a.bxWords}::int[], ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${inText(need)}::int, ${sql.raw(String(cap))})`;
 }
 
 /** The page's campaign ids, newest first. */
