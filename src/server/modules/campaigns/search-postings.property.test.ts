@@ -293,7 +293,10 @@ describe('search postings', () => {
     // the first word's stem ('heart' for 'art' or 'eart')
     const titled = async (title: string, hours: number) => {
       await nextBlock();
-      const [c] = await db.insert(campaigns).values({ ownerId, title, createdAt: at(hours) }).returning();
+      const [c] = await db
+        .insert(campaigns)
+        .values({ ownerId, title, createdAt: at(hours) })
+        .returning();
       await db.insert(campaigns).values({ ownerId, title: 'Art music', createdAt: at(hours + 0.5) });
       return c.id;
     };
