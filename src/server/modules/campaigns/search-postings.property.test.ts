@@ -104,6 +104,8 @@ const QUERIES = [
   'heart.music',
   'music/art',
   'art heart.music',
+  'arti artist',
+  'art arti',
 ];
 /**
  * Text across title words: its first part ends one, its last part starts one, the middle ones
@@ -314,6 +316,20 @@ describe('search postings', () => {
       expect(walked.pages.flat(), q).toContain(found);
       expect(walked, q).toEqual(await answers(plain, anonymous, q, 2));
     }
+  });
+
+  it('find campaigns when two words of a search have the same one term', async () => {
+    const { db } = database;
+    await db.delete(campaigns);
+    // 'arti' and 'artist' each match only the lexeme 'artist' here
+    const [c] = await db.insert(campaigns).values({ ownerId, title: 'Artist runner' }).returning();
+    await db.insert(campaigns).values({ ownerId, title: 'Runner' });
+    const fast = createCampaignListQueries(db);
+    const plain = createCampaignListQueries(db, { postings: false });
+    expect((await fast.statements(anonymous, ListQuery.parse({ q: 'arti artist', limit: 2 }))).rows.sql).toContain('campaign_search_many');
+    const walked = await answers(fast, anonymous, 'arti artist', 2);
+    expect(walked.pages.flat()).toEqual([c.id]);
+    expect(walked).toEqual(await answers(plain, anonymous, 'arti artist', 2));
   });
 
   it('keep one row per term of every campaign, and none of a deleted one', async () => {
