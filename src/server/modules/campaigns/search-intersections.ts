@@ -16,7 +16,7 @@ import { classified, inText, pastPrefix } from './search-postings';
  * run, a `t:` term containing it, and each candidate's title is checked with `ILIKE`).
  *
  * Both halves are ANDs of ORs of terms: the database function `campaign_search_many` (migrations
- * 0020 and 0021) reads the blocks of 16,384 campaigns latest first from one cursor, and in each
+ * 0020 to 0022) reads the blocks of 16,384 campaigns latest first from one cursor, and in each
  * ANDs the words' bitmaps (each the OR of its terms'), takes out the adult campaigns for who may
  * not see them, and checks the titles of the title half's candidates that the full-text half does
  * not hold; the matches wait until there are enough to fill the page, then their campaigns are
