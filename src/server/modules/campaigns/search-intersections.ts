@@ -44,8 +44,9 @@ export interface WordsSearch {
    */
   subs: string[];
   /**
-   * For each of `subs`, its run's own prefix query (`'stem':*`, empty for a stop word), when every
-   * word of the full-text half is one of these runs' (see `limited` below); else null.
+   * For each of `subs`, its run's own prefix query (`'stem':*`, empty for a stop word), when the
+   * full-text half's words are the runs' own and each run with a word has title terms (the title
+   * half can then be limited, see WordsTerms.bx); else null.
    */
   subQueries: string[] | null;
 }
@@ -171,7 +172,10 @@ export function createWordsSearches(db: Db) {
       if (terms.some((t) => t.length > MAX_TERMS)) return null;
       const b = terms.slice(w.ranges.length);
       const runs = missing.slice(w.ranges.length).flatMap((m, i) => (m.length ? [i] : []));
-      const bx = !w.subQueries || runs.length > 1 ? null : runs.length ? b.map((t, i) => (i === runs[0] ? missing[w.ranges.length + i] : t)) : [];
+      // no limit, or the runs with the one run that has such words cut down to them, or none
+      let bx: string[][] | null = null;
+      if (w.subQueries && runs.length === 0) bx = [];
+      else if (w.subQueries && runs.length === 1) bx = b.map((t, i) => (i === runs[0] ? missing[w.ranges.length + i] : t));
       return { a: terms.slice(0, w.ranges.length), b, bx };
     },
   };

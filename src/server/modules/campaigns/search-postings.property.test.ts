@@ -216,6 +216,14 @@ async function answers(lists: Lists, actor: Actor, q: string, limit: number) {
   return { total, capped: first.capped, pages, byPage };
 }
 
+/** An hour of 1 January 2026. */
+const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * 3_600_000);
+/** The next campaign goes into a bitmap block of its own. */
+const nextBlock = () =>
+  database.db.execute(
+    sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1)`,
+  );
+
 describe('search postings', () => {
   it('answer every search exactly as the campaigns do, through any changes', async () => {
     let answeredFromPostings = 0;
@@ -264,11 +272,6 @@ describe('search postings', () => {
   it('read the bitmap blocks latest date first, whatever order their campaigns came in', async () => {
     const { db } = database;
     await db.delete(campaigns);
-    const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * 3_600_000);
-    const nextBlock = () =>
-      db.execute(
-        sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1)`,
-      );
     // three blocks in this order: one campaign between the others' dates, two old ones, five new ones
     for (const hours of [[21.5], [1, 2], [19, 20, 21, 22, 23]]) {
       await nextBlock();
@@ -285,11 +288,6 @@ describe('search postings', () => {
   it('find the title matches only the title half finds, in blocks apart from the others', async () => {
     const { db } = database;
     await db.delete(campaigns);
-    const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * 3_600_000);
-    const nextBlock = () =>
-      db.execute(
-        sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1)`,
-      );
     // each in a block of its own, after a full-text match: a title the text search parser reads
     // as one path ('music' and 'art' are not its lexemes), and a title word whose lexemes miss
     // the first word's stem ('heart' for 'art' or 'eart')
