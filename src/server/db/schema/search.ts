@@ -1,4 +1,5 @@
-import { boolean, customType, index, integer, pgTable, primaryKey, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, customType, index, integer, pgTable, primaryKey, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * Text compared byte by byte (COLLATE "C"): a term's prefix is then one contiguous range of the
@@ -71,13 +72,19 @@ export const campaignSearchSlots = pgTable(
   (t) => [primaryKey({ name: 'campaign_search_slots_pkey', columns: [t.slot] }), unique('campaign_search_slots_campaign_key').on(t.campaignId)],
 );
 
-/** Each block's date range (widened, never narrowed): a search reads blocks latest first. */
+/**
+ * Each block's date range (widened, never narrowed): a search reads blocks latest first. `v`, its
+ * version: a new number (campaign_search_block_version_seq) whenever a bitmap of the block changes,
+ * in the same transaction (migration 0023), so a copy of the block's bitmaps held by the server
+ * (search-bitmaps.ts) is known to be current when its version is the block's.
+ */
 export const campaignSearchBlocks = pgTable(
   'campaign_search_blocks',
   {
     block: integer('block').primaryKey(),
     loAt: timestamp('lo_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
     hiAt: timestamp('hi_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+    v: bigint('v', { mode: 'number' }).notNull().default(sql`nextval('campaign_search_block_version_seq')`),
   },
   (t) => [index('campaign_search_blocks_hi_idx').on(t.hiAt.desc(), t.block.desc())],
 );

@@ -10,15 +10,8 @@ import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
 import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from '../../lib/listing';
 import { createPageMarks } from './page-marks';
-import {
-  createWordsSearches,
-  type IntersectArgs,
-  intersectCounted,
-  intersectMatches,
-  intersectPageIds,
-  termValues,
-  type WordsTerms,
-} from './search-intersections';
+import { createWordsSearches, type IntersectArgs, intersectCounted, intersectMatches, intersectPageIds, chosenValues } from './search-intersections';
+import { BLOCKS_AT, createSearchBitmaps, type Chosen } from './search-bitmaps';
 import { createWordSearches, inText, POSTINGS_MAX_OFFSET, postingsHits, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -191,7 +184,10 @@ function build(db: Db, a: Args) {
       .innerJoin(users, eq(users.id, campaigns.ownerId))
       .where(inArray(campaigns.id, ids))
       .orderBy(desc(campaigns.createdAt), desc(campaigns.id));
-  const rows = rowsOf(rowsSelection, pageIds);
+  // a search the bitmaps answer reads, in the same snapshot as its campaigns, whether the bitmaps
+  // it was answered from are still current (a last column, not mapped; search-bitmaps.ts)
+  const withAt = <T extends Record<string, unknown>>(selection: T) => (a.intersect ? { ...selection, bitmapsAt: sql.raw(BLOCKS_AT) } : selection);
+  const rows = rowsOf(withAt(rowsSelection), pageIds);
   const changesSql = sql<string>`(select ${listVersions.changes} from ${listVersions} where ${listVersions.entity} = 'campaigns')`;
   // a search counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word over a
   // million rows would scan the table, and nobody pages that deep
@@ -209,7 +205,7 @@ function build(db: Db, a: Args) {
           generation: sql<string>`(select ${listVersions.generation} from ${listVersions} where ${listVersions.entity} = 'campaigns')`,
         };
   const total = a.intersect
-    ? db.select(searchCount).from(intersectMatches(a.intersect))
+    ? db.select(withAt(searchCount)).from(intersectMatches(a.intersect))
     : a.postings
       ? db.select(searchCount).from(postingsMatches(a.postings))
       : a.search
@@ -234,8 +230,9 @@ function build(db: Db, a: Args) {
     const ids = sql`(select m.campaign_id from m where m.campaign_id is not null order by m.created_at desc, m.campaign_id desc limit ${inText(a.limit)})`;
     const selection = { ...rowsSelection, searchTotal: sql<string>`(select max(m.total) from m)`, changes: changesSql };
     counted = {
-      ...dialect.sqlToQuery(sql`with m as materialized (${intersectCounted(a.intersect)}) ${rowsOf(selection, ids).getSQL()}`),
+      ...dialect.sqlToQuery(sql`with m as materialized (${intersectCounted(a.intersect)}) ${rowsOf(withAt(selection), ids).getSQL()}`),
       map: rowMapper<CountedRow>(selection),
+      at: true,
     };
   } else if (a.withTotal && a.postings) {
     // `m`: the matches the total counts (each term's first SEARCH_COUNT_CAP + 1 postings), read
@@ -248,8 +245,8 @@ function build(db: Db, a: Args) {
     counted = { ...dialect.sqlToQuery(sql`with m as materialized (${m}) ${rowsOf(selection, ids).getSQL()}`), map: rowMapper<CountedRow>(selection) };
   }
   return {
-    rows: { ...rows.toSQL(), map: rowMapper<CampaignRow>(rowsSelection) },
-    total: { ...total.toSQL(), map: rowMapper<TotalRow>(totalSelection) },
+    rows: { ...rows.toSQL(), map: rowMapper<CampaignRow>(rowsSelection), at: Boolean(a.intersect) },
+    total: { ...total.toSQL(), map: rowMapper<TotalRow>(totalSelection), at: Boolean(a.intersect) },
     counted,
   };
 }
@@ -257,6 +254,8 @@ function build(db: Db, a: Args) {
 /** A statement whose params may hold placeholders, and how to map its rows. */
 interface Built<T> extends Statement {
   map: (row: unknown[]) => T;
+  /** Its rows end with the bitmaps' BLOCKS_AT (not mapped). */
+  at?: boolean;
 }
 
 /** The statement with this request's values in place of its placeholders. */
@@ -267,8 +266,25 @@ function filled(q: Statement, values: Record<string, unknown>): Statement {
   };
 }
 
-/** A search's terms when the postings answer it: one word's (a text[] literal) or several words'. */
-type Terms = { one: string } | { many: WordsTerms };
+/** A search's terms when the postings answer it: one word's (a text[] literal), or what several words' bitmaps chose. */
+type Terms = { one: string } | { many: Chosen };
+
+/**
+ * Most slots a search of several words may hand the database (its page's and its count's): a
+ * search that many campaigns match in the blocks its page is drawn from, and few match in all, is
+ * answered faster by the campaigns' own indexes.
+ */
+const MAX_SLOTS = 20_000;
+
+/** What a request's statements read of the bitmaps' BLOCKS_AT ('' when two read different values). */
+interface Seen {
+  at?: string;
+  /** The total counted, to be kept once the answer stands. */
+  counted?: TotalRow[];
+}
+
+/** How many times a search the bitmaps answer is answered again when they changed meanwhile. */
+const MAX_ATTEMPTS = 3;
 
 /** Pages from this offset on (when there is no cursor, search or owner filter) start from a page mark. */
 const MARK_EVERY = 1000;
@@ -281,13 +297,15 @@ const SEARCH_TOTALS_KEPT = 1000;
  * The campaign list's queries over one database: `run` answers a list request's rows and total
  * (a malformed cursor is a 400); `statements` tells which statements it runs, with their values
  * (the benchmark runs the very same ones raw). `markEvery` (tests) spaces the page marks; `postings:
- * false` (tests) answers every search from the campaigns.
+ * false` (tests) answers every search from the campaigns; `bitmaps` (tests) are the search bitmaps
+ * held (search-bitmaps.ts; else its own).
  */
-export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean } = {}) {
+export function createCampaignListQueries(db: Db, opts: { markEvery?: number; postings?: boolean; bitmaps?: ReturnType<typeof createSearchBitmaps> } = {}) {
   const exec = arrayRunner(db);
   const usePostings = opts.postings ?? true;
   const words = createWordSearches(db);
   const wordsSearches = createWordsSearches(db);
+  const bitmaps = opts.bitmaps ?? createSearchBitmaps(db);
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow>; counted?: Built<CountedRow> }>();
   /**
@@ -299,6 +317,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   const searchTotals = new Map<string, { changes: number; n: number }>();
   const versionQuery = db.select({ changes: listVersions.changes }).from(listVersions).where(sql`${listVersions.entity} = 'campaigns'`);
   const version: Built<{ changes: number }> = { ...versionQuery.toSQL(), map: rowMapper({ changes: listVersions.changes }) };
+  const blocksAt: Built<string> = { sql: `select ${BLOCKS_AT}`, params: [], map: (row) => String(row[0]) };
 
   function rememberTotal(key: string, totals: TotalRow[]): void {
     const [t] = totals;
@@ -320,16 +339,12 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
         ownerId: s.owner ? ph('ownerId') : undefined,
         intersect: intersect
           ? ({
-              aTerms: ph('aTerms'),
-              aWords: ph('aWords'),
-              aN: ph('aN'),
-              bTerms: ph('bTerms'),
-              bWords: ph('bWords'),
-              bN: ph('bN'),
-              bxTerms: ph('bxTerms'),
-              bxWords: ph('bxWords'),
+              pageSlots: ph('pageSlots'),
+              pageTitleSlots: ph('pageTitleSlots'),
+              countTitleSlots: ph('countTitleSlots'),
+              fullText: ph('fullText'),
+              countLimit: ph('countLimit'),
               like: ph('like'),
-              seeAdult: s.seeAdult,
               cursor: s.from === 'cursor' ? { t: ph('t'), id: ph('id') } : undefined,
               perHalf: s.first ?? ph('perTerm'),
               limit: s.first ?? ph('limit'),
@@ -361,15 +376,22 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     return stmts;
   }
 
-  async function run<T>(b: Built<T>, q: Statement, prepare: boolean): Promise<T[]> {
-    return (await exec(q, prepare)).map(b.map);
+  /** Runs a statement; `seen` gets the bitmaps' BLOCKS_AT its rows end with (see Built.at). */
+  async function run<T>(b: Built<T>, q: Statement, prepare: boolean, seen?: Seen): Promise<T[]> {
+    const raw = await exec(q, prepare);
+    if (b.at && seen && raw.length) {
+      const at = String(raw[0][raw[0].length - 1]);
+      // two statements that read the blocks at different moments: not one answer
+      seen.at = seen.at === undefined || seen.at === at ? at : '';
+    }
+    return raw.map(b.map);
   }
 
   /**
    * The terms of a search the postings answer: one word's (a text[] literal, search-postings.ts)
    * or several words' (search-intersections.ts); null when the campaigns' own indexes answer it.
    */
-  async function termsOf(query: Out<typeof ListQuery>, filter: { ownerId?: string }): Promise<Terms | null> {
+  async function termsOf(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }): Promise<Terms | null> {
     const text = query.q.trim();
     if (!usePostings || !text || filter.ownerId !== undefined) return null;
     if (!query.cursor && (query.page - 1) * query.limit > POSTINGS_MAX_OFFSET) return null;
@@ -379,7 +401,16 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     if (word) return { one: await words.terms(word) };
     const several = await wordsSearches.of(text, ts);
     const terms = several ? await wordsSearches.terms(several) : null;
-    return terms ? { many: terms } : null;
+    if (!terms) return null;
+    const cursor = readCursor(query.cursor);
+    const chosen = await bitmaps.choose(terms, {
+      seeAdult: canSeeAdult(actor),
+      cursorAt: cursor ? Date.parse(cursor.t) : null,
+      need: (cursor ? 0 : (query.page - 1) * query.limit) + query.limit + 1,
+      cap: SEARCH_COUNT_CAP + 1,
+    });
+    const slots = chosen.pageSlots.length + chosen.pageTitleSlots.length + chosen.countTitleSlots.length;
+    return slots > MAX_SLOTS ? null : { many: chosen };
   }
 
   /** The request's statements; for a deep page, the rows' statement depends on the total's rows. */
@@ -413,7 +444,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
       like: `%${likeEscape(text)}%`,
       terms,
       perTerm: offset + limit + 1,
-      ...(many ? termValues(many) : {}),
+      ...(many ? chosenValues(many) : {}),
     };
     const top = shapeStatements(shape);
     // a search on the campaigns' own indexes is planned anew each time with its words (see
@@ -443,39 +474,57 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     return { top, total, deep, prepare, capped: Boolean(text), totalKey, rowsStatement, counted };
   }
 
+  /** A list request's answer from these statements. */
+  async function answer(p: ReturnType<typeof plan>, seen: Seen): Promise<ListResult> {
+    if (p.deep) {
+      // a deep page needs the total (and the generation) to find its mark
+      const totals = await run(p.top.total, p.total, p.prepare, seen);
+      const r = p.rowsStatement(totals);
+      return { rows: await run(r.built, r.q, p.prepare, seen), totals, capped: p.capped };
+    }
+    if (p.counted && p.top.counted) {
+      const counted = await run(p.top.counted, p.counted, p.prepare, seen);
+      const rows: CampaignRow[] = counted.map(({ searchTotal: _n, changes: _c, ...row }) => row);
+      // no row: no match (the first page holds the newest ones)
+      const totals: TotalRow[] = counted.length ? [{ n: counted[0].searchTotal, changes: counted[0].changes }] : [{ n: 0 }];
+      seen.counted = totals;
+      return { rows, totals, capped: p.capped };
+    }
+    const r = p.rowsStatement(null);
+    const known = p.totalKey !== null ? searchTotals.get(p.totalKey) : undefined;
+    if (p.totalKey !== null && known) {
+      const [rows, [now]] = await Promise.all([run(r.built, r.q, p.prepare, seen), run(version, version, true)]);
+      if (now && Number(now.changes) === known.changes) {
+        searchTotals.delete(p.totalKey);
+        searchTotals.set(p.totalKey, known);
+        return { rows, totals: [{ n: known.n }], capped: p.capped };
+      }
+      const totals = await run(p.top.total, p.total, p.prepare, seen);
+      seen.counted = totals;
+      return { rows, totals, capped: p.capped };
+    }
+    const [rows, totals] = await Promise.all([run(r.built, r.q, p.prepare, seen), run(p.top.total, p.total, p.prepare, seen)]);
+    seen.counted = totals;
+    return { rows, totals, capped: p.capped };
+  }
+
   return {
     async run(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}): Promise<ListResult> {
-      const p = plan(actor, query, filter, await termsOf(query, filter));
-      if (p.deep) {
-        // a deep page needs the total (and the generation) to find its mark
-        const totals = await run(p.top.total, p.total, p.prepare);
-        const r = p.rowsStatement(totals);
-        return { rows: await run(r.built, r.q, p.prepare), totals, capped: p.capped };
-      }
-      if (p.counted && p.top.counted) {
-        const counted = await run(p.top.counted, p.counted, p.prepare);
-        const rows: CampaignRow[] = counted.map(({ searchTotal: _n, changes: _c, ...row }) => row);
-        // no row: no match (the first page holds the newest ones)
-        const totals: TotalRow[] = counted.length ? [{ n: counted[0].searchTotal, changes: counted[0].changes }] : [{ n: 0 }];
-        if (p.totalKey !== null) rememberTotal(p.totalKey, totals);
-        return { rows, totals, capped: p.capped };
-      }
-      const r = p.rowsStatement(null);
-      const known = p.totalKey !== null ? searchTotals.get(p.totalKey) : undefined;
-      if (p.totalKey !== null && known) {
-        const [rows, [now]] = await Promise.all([run(r.built, r.q, p.prepare), run(version, version, true)]);
-        if (now && Number(now.changes) === known.changes) {
-          searchTotals.delete(p.totalKey);
-          searchTotals.set(p.totalKey, known);
-          return { rows, totals: [{ n: known.n }], capped: p.capped };
+      for (let attempt = 1; ; attempt++) {
+        const found = await termsOf(actor, query, filter);
+        const seen: Seen = {};
+        const p = plan(actor, query, filter, found);
+        const result = await answer(p, seen);
+        const at = found && 'many' in found ? found.many.at : null;
+        // the bitmaps it was answered from were current when its campaigns were read; after
+        // MAX_ATTEMPTS, it stands as read (a moment apart, as any read of a changing list)
+        const now = at === null ? null : (seen.at ?? (await run(blocksAt, blocksAt, true))[0]);
+        if (now === at || attempt >= MAX_ATTEMPTS) {
+          if (seen.counted && p.totalKey !== null) rememberTotal(p.totalKey, seen.counted);
+          return result;
         }
-        const totals = await run(p.top.total, p.total, p.prepare);
-        rememberTotal(p.totalKey, totals);
-        return { rows, totals, capped: p.capped };
+        if (at !== null) bitmaps.stale(at);
       }
-      const [rows, totals] = await Promise.all([run(r.built, r.q, p.prepare), run(p.top.total, p.total, p.prepare)]);
-      if (p.totalKey !== null) rememberTotal(p.totalKey, totals);
-      return { rows, totals, capped: p.capped };
     },
 
     /**
@@ -484,7 +533,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
      * gives the total: the count, or for a search whose total is known, the `changes` counter.
      */
     async statements(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
-      const terms = await termsOf(query, filter);
+      const terms = await termsOf(actor, query, filter);
       let p = plan(actor, query, filter, terms);
       let totals: TotalRow[] | null = null;
       if (p.deep) {

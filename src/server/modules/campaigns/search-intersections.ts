@@ -3,7 +3,8 @@ import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { arrayRunner } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { textArrayLiteral } from '../../lib/listing';
-import { classified, inText, pastPrefix } from './search-postings';
+import type { Chosen } from './search-bitmaps';
+import { arrayParam, classified, inText, pastPrefix } from './search-postings';
 
 /**
  * A search of several words (or of one word with punctuation), answered from the search's block
@@ -15,19 +16,15 @@ import { classified, inText, pastPrefix } from './search-postings';
  * digits of the text is then inside one of the title's words, so the candidates hold, for each
  * run, a `t:` term containing it, and each candidate's title is checked with `ILIKE`).
  *
- * Both halves are ANDs of ORs of terms: the database function `campaign_search_many` (migrations
- * 0020 to 0022) reads the blocks of 16,384 campaigns latest first from one cursor, and in each
- * ANDs the words' bitmaps (each the OR of its terms'), takes out the adult campaigns for who may
- * not see them, and checks the titles of the title half's candidates that the full-text half does
- * not hold; the matches wait until there are enough to fill the page, then their campaigns are
- * read and merged into it in one statement. It stops when no older block can change the page and
- * the count has reached its cap. The title half can only add a campaign whose title is read
+ * Both halves are ANDs of ORs of terms, answered by the bitmaps the server holds
+ * (search-bitmaps.ts): they pick the slots of the full-text matches and of the title half's
+ * candidates in the blocks the page is drawn from, and the count's candidates; the statements
+ * below read those slots' campaigns newest first, check the candidates' titles with `ILIKE`, and
+ * count up to SEARCH_COUNT_CAP + 1. The title half can only add a campaign whose title is read
  * apart from its own words by the text search parser (the bit `o:`) or that holds a title word
  * whose own lexemes miss its run's query ("heart" for the text "art music"): when each full-text
  * word is one run's and one run at most has such title words, its candidates are only looked for
  * among those (`bx`), and in a block where no campaign is apart, only they are read.
- * The cost grows with the blocks read and the terms, not with how many campaigns hold each word
- * nor how rarely they meet: a block is 2 KB of bitmap per term, ANDed as a whole.
  *
  * Searches whose words hold no run of 3 letters and digits (no title candidates to draw from), or
  * whose words match more than MAX_TERMS terms, keep the campaigns' own indexes.
@@ -181,52 +178,34 @@ export function createWordsSearches(db: Db) {
   };
 }
 
-/** The values of a search's term parameters: each half's terms with the number of their word (1, 2, ...). */
-export function termValues(t: WordsTerms): {
-  aTerms: string;
-  aWords: string;
-  aN: number;
-  bTerms: string;
-  bWords: string;
-  bN: number;
-  bxTerms: string | null;
-  bxWords: string | null;
+/** The values of a search's parameters, from what the bitmaps chose (search-bitmaps.ts). */
+export function chosenValues(c: Chosen): {
+  pageSlots: string;
+  pageTitleSlots: string;
+  countTitleSlots: string;
+  fullText: number;
+  countLimit: number;
 } {
-  const flat = (groups: string[][]) => ({
-    terms: textArrayLiteral(groups.flat()),
-    words: `{${groups.flatMap((g, i) => g.map(() => i + 1)).join(',')}}`,
-  });
-  const a = flat(t.a);
-  const b = flat(t.b);
-  const bx = t.bx && flat(t.bx);
   return {
-    aTerms: a.terms,
-    aWords: a.words,
-    aN: t.a.length,
-    bTerms: b.terms,
-    bWords: b.words,
-    bN: t.b.length,
-    bxTerms: bx?.terms ?? null,
-    bxWords: bx?.words ?? null,
+    pageSlots: `{${c.pageSlots.join(',')}}`,
+    pageTitleSlots: `{${c.pageTitleSlots.join(',')}}`,
+    countTitleSlots: `{${c.countTitleSlots.join(',')}}`,
+    fullText: c.fullText,
+    countLimit: Math.max(0, SEARCH_COUNT_CAP + 1 - c.fullText),
   };
 }
 
-/** Values or placeholders of a several-word search. */
+/** Values or placeholders of a several-word search (see Chosen). */
 export interface IntersectArgs {
-  /** The full-text half's terms (text[]), their words' numbers (int[]) and how many words (0: no full-text half). */
-  aTerms: unknown;
-  aWords: unknown;
-  aN: unknown;
-  /** The title half's candidates' terms, their runs' numbers and how many runs. */
-  bTerms: unknown;
-  bWords: unknown;
-  bN: unknown;
-  /** The limited title half's other candidates (text[], int[]; see WordsTerms.bx), or null: no limit. */
-  bxTerms: unknown;
-  bxWords: unknown;
+  /** The page's full-text matches and title candidates (int[] of slots). */
+  pageSlots: unknown;
+  pageTitleSlots: unknown;
+  /** The count's title candidates (int[]), how many full-text matches there are, and how many title matches the count still needs. */
+  countTitleSlots: unknown;
+  fullText: unknown;
+  countLimit: unknown;
   /** The title pattern (`%text%`, LIKE-escaped). */
   like: unknown;
-  seeAdult: boolean;
   cursor?: { t: unknown; id: unknown };
   /** Matches the page needs: its offset plus its rows. */
   perHalf: unknown;
@@ -234,25 +213,36 @@ export interface IntersectArgs {
   offset: unknown;
 }
 
-/** `campaign_search_many(...)`: the newest `need` matches and the count up to `cap`, as rows `(created_at, campaign_id, total)`. */
-function many(a: IntersectArgs, need: unknown, cap: number): SQL {
-  const cursor = a.cursor ? sql`${a.cursor.t}::timestamptz, ${a.cursor.id}::uuid` : sql`null, null`;
-  return sql`campaign_search_many(${a.aTerms}::text[], ${a.aWords}::int[], ${a.aN}::int, ${a.bTerms}::text[], ${a.bWords}::int[], ${a.bN}::int,
-    ${a.bxTerms}::text[], ${a.bxWords}::int[], ${a.like}::text, ${sql.raw(a.seeAdult ? 'true' : 'false')}, ${cursor}, ${inText(need)}::int, ${sql.raw(String(cap))})`;
+/** The page's matches, `(created_at, campaign_id)`: the full-text ones, and the title candidates whose titles hold the text. */
+function pageMatches(a: IntersectArgs): SQL {
+  const after = a.cursor ? sql` where (m.created_at, m.campaign_id) < (${a.cursor.t}::timestamptz, ${a.cursor.id}::uuid)` : sql``;
+  return sql`(select m.created_at, m.campaign_id from (
+      select s.created_at, s.campaign_id from campaign_search_slots s where s.slot = any (${arrayParam(a.pageSlots, 'int[]')}::int[])
+      union all
+      select s.created_at, s.campaign_id from campaign_search_slots s join campaigns c on c.id = s.campaign_id
+      where s.slot = any (${arrayParam(a.pageTitleSlots, 'int[]')}::int[]) and c.title ilike ${a.like}) m${after})`;
+}
+
+/** How many campaigns match, up to SEARCH_COUNT_CAP + 1: the full-text matches and the title candidates whose titles hold the text. */
+function totalOf(a: IntersectArgs): SQL {
+  const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));
+  return sql`least(${cap}, ${a.fullText}::int + (select count(*)::int from (select 1 from campaign_search_slots s join campaigns c on c.id = s.campaign_id
+    where s.slot = any (${arrayParam(a.countTitleSlots, 'int[]')}::int[]) and c.title ilike ${a.like} limit ${a.countLimit}::int) x))`;
 }
 
 /** The page's campaign ids, newest first. */
 export function intersectPageIds(a: IntersectArgs): SQL {
-  return sql`(select s.campaign_id from ${many(a, a.perHalf, 0)} s where s.campaign_id is not null
-    order by s.created_at desc, s.campaign_id desc limit ${inText(a.limit)} offset ${inText(a.offset)})`;
+  return sql`(select m.campaign_id from ${pageMatches(a)} m
+    order by m.created_at desc, m.campaign_id desc limit ${inText(a.limit)} offset ${inText(a.offset)})`;
 }
 
-/** The page's newest `need` matches with the total (up to SEARCH_COUNT_CAP + 1) on each (no cursor: a first page and its total). */
+/** The page's newest `perHalf` matches with the total (up to SEARCH_COUNT_CAP + 1) on each; no match: one row without a campaign (no cursor: a first page and its total). */
 export function intersectCounted(a: IntersectArgs): SQL {
-  return sql`select s.campaign_id, s.created_at, s.total from ${many(a, a.perHalf, SEARCH_COUNT_CAP + 1)} s`;
+  return sql`select p.campaign_id, p.created_at, t.total from (select ${totalOf(a)} as total) t
+    left join lateral (select m.campaign_id, m.created_at from ${pageMatches(a)} m order by m.created_at desc, m.campaign_id desc limit ${inText(a.perHalf)}) p on true`;
 }
 
 /** The matches counted up to SEARCH_COUNT_CAP + 1, as a subquery with one row per match. */
 export function intersectMatches(a: IntersectArgs): SQL {
-  return sql`(select 1 from ${many(a, 0, SEARCH_COUNT_CAP + 1)} s cross join generate_series(1, s.total)) matches`;
+  return sql`(select 1 from generate_series(1, ${totalOf(a)})) matches`;
 }

@@ -251,8 +251,8 @@ describe('search postings', () => {
               for (const q of queries) {
                 const limit = q.length % 2 === 0 ? 2 : 3;
                 const stmts = await fast.statements(actor, ListQuery.parse({ q, limit }));
-                if (/campaign_search_postings|campaign_search_many/.test(stmts.rows.sql)) answeredFromPostings++;
-                if (stmts.rows.sql.includes('campaign_search_many')) intersected++;
+                if (/campaign_search_postings|campaign_search_slots/.test(stmts.rows.sql)) answeredFromPostings++;
+                if (stmts.rows.sql.includes('campaign_search_slots')) intersected++;
                 // a first page nobody counted yet: the page and its total from one statement
                 if (stmts.totalFrom === 'rows') counted++;
                 expect(await answers(fast, actor, q, limit), `"${q}", adult ${actor === adultViewer}`).toEqual(await answers(plain, actor, q, limit));
@@ -280,7 +280,7 @@ describe('search postings', () => {
     const fast = createCampaignListQueries(db);
     const plain = createCampaignListQueries(db, { postings: false });
     const walked = await answers(fast, anonymous, 'art heart', 2);
-    expect((await fast.statements(anonymous, ListQuery.parse({ q: 'art heart', limit: 2 }))).rows.sql).toContain('campaign_search_many');
+    expect((await fast.statements(anonymous, ListQuery.parse({ q: 'art heart', limit: 2 }))).rows.sql).toContain('campaign_search_slots');
     expect(new Set(walked.pages.flat()).size).toBe(8);
     expect(walked).toEqual(await answers(plain, anonymous, 'art heart', 2));
   });
@@ -309,7 +309,7 @@ describe('search postings', () => {
       ['eart music', missing],
       ['art music', missing],
     ] as const) {
-      expect((await fast.statements(anonymous, ListQuery.parse({ q, limit: 2 }))).rows.sql, q).toContain('campaign_search_many');
+      expect((await fast.statements(anonymous, ListQuery.parse({ q, limit: 2 }))).rows.sql, q).toContain('campaign_search_slots');
       const walked = await answers(fast, anonymous, q, 2);
       expect(walked.pages.flat(), q).toContain(found);
       expect(walked, q).toEqual(await answers(plain, anonymous, q, 2));
@@ -324,7 +324,7 @@ describe('search postings', () => {
     await db.insert(campaigns).values({ ownerId, title: 'Runner' });
     const fast = createCampaignListQueries(db);
     const plain = createCampaignListQueries(db, { postings: false });
-    expect((await fast.statements(anonymous, ListQuery.parse({ q: 'arti artist', limit: 2 }))).rows.sql).toContain('campaign_search_many');
+    expect((await fast.statements(anonymous, ListQuery.parse({ q: 'arti artist', limit: 2 }))).rows.sql).toContain('campaign_search_slots');
     const walked = await answers(fast, anonymous, 'arti artist', 2);
     expect(walked.pages.flat()).toEqual([c.id]);
     expect(walked).toEqual(await answers(plain, anonymous, 'arti artist', 2));
