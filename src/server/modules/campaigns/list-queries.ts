@@ -10,7 +10,16 @@ import type { Actor } from '../../deps';
 import { canSeeAdult } from '../../lib/items';
 import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from '../../lib/listing';
 import { createPageMarks } from './page-marks';
-import { createWordsSearches, type IntersectArgs, intersectCounted, intersectMatches, intersectPageIds, chosenValues } from './search-intersections';
+import {
+  chosenValues,
+  createWordsSearches,
+  type IntersectArgs,
+  intersectCounted,
+  intersectMatches,
+  intersectPageIds,
+  type WordsSearch,
+  type WordsTerms,
+} from './search-intersections';
 import { BLOCKS_AT, createSearchBitmaps, type Chosen } from './search-bitmaps';
 import { createWordSearches, inText, POSTINGS_MAX_OFFSET, postingsHits, postingsMatches, postingsPageIds, type PostingsArgs } from './search-postings';
 
@@ -306,6 +315,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   const words = createWordSearches(db);
   const wordsSearches = createWordsSearches(db);
   const bitmaps = opts.bitmaps ?? createSearchBitmaps(db);
+  /** The terms of the several-word searches classified (kept as long as their classification). */
+  const termsHeld = new WeakMap<WordsSearch, WordsTerms>();
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const built = new Map<string, { rows: Built<CampaignRow>; total: Built<TotalRow>; counted?: Built<CountedRow> }>();
   /**
@@ -400,15 +411,23 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     const word = await words.of(text, ts);
     if (word) return { one: await words.terms(word) };
     const several = await wordsSearches.of(text, ts);
-    const terms = several ? await wordsSearches.terms(several) : null;
-    if (!terms) return null;
+    if (!several) return null;
     const cursor = readCursor(query.cursor);
-    const chosen = await bitmaps.choose(terms, {
+    const choice = {
       seeAdult: canSeeAdult(actor),
       cursorAt: cursor ? Date.parse(cursor.t) : null,
       need: (cursor ? 0 : (query.page - 1) * query.limit) + query.limit + 1,
       cap: SEARCH_COUNT_CAP + 1,
-    });
+    };
+    // the terms read for this search before, while the bitmaps are as they were then (see WordsTerms.at)
+    const held = termsHeld.get(several);
+    let chosen = held ? await bitmaps.choose(held, choice) : null;
+    if (!held || !chosen || chosen.at !== held.at) {
+      const terms = await wordsSearches.terms(several);
+      if (!terms) return null;
+      termsHeld.set(several, terms);
+      chosen = await bitmaps.choose(terms, choice);
+    }
     const slots = chosen.pageSlots.length + chosen.pageTitleSlots.length + chosen.countTitleSlots.length;
     return slots > MAX_SLOTS ? null : { many: chosen };
   }

@@ -103,6 +103,18 @@ describe('search bitmaps held by the server', () => {
     expect(bitmaps.held().reads).toBe(before);
   });
 
+  it('find a campaign whose words came into the lexicon after the search was last made', async () => {
+    const { db } = database;
+    await db.insert(campaigns).values({ ownerId, title: 'Art heart', createdAt: at(1) });
+    const lists = createCampaignListQueries(db);
+    const found = async () => (await lists.run(anonymous, ListQuery.parse({ q: 'art heart', limit: 20 }))).rows.map((r) => r.c.title).sort();
+    expect(await found()).toEqual(['Art heart']);
+    expect(await found()).toEqual(['Art heart']);
+    // 'artistry' and 'heartfelt' are new terms in the ranges of 'art' and 'heart'
+    await db.insert(campaigns).values({ ownerId, title: 'Artistry heartfelt', createdAt: at(2) });
+    expect(await found()).toEqual(['Art heart', 'Artistry heartfelt']);
+  });
+
   it('answer the same holding no bitmaps at all as holding all of them', async () => {
     const { db } = database;
     for (const hours of [[1], [5, 6], [9]]) {

@@ -38,13 +38,16 @@ export const BITMAP_CACHE_BYTES = 64 * 1024 * 1024;
 /** A term's bitmap in one block: positions of its bits (bit 0 the block's newest slot), or 512 words. */
 type Bits = Uint16Array | Uint32Array;
 
-/** A block as the search reads it: its number, date range (epoch ms) and each term's bitmap (absent: no campaign of the block holds it). */
+/** A block as the search reads it: its number, date range (epoch ms) and version. */
 interface Block {
   block: number;
   lo: number;
   hi: number;
-  bits: Map<string, Bits>;
+  v: string;
 }
+
+/** A term's bitmap in each block, in the order of the blocks read (absent: no campaign of the block holds it). */
+type Column = (Bits | undefined)[];
 
 /** Bit i of a dense bitmap is bit (i & 31) of word i >>> 5; in PostgreSQL's bit string it is the i-th from the left. */
 const REVERSED = new Uint8Array(256);
@@ -92,13 +95,75 @@ function bytesOf(b: Bits): number {
   return b.byteLength + ENTRY_OVERHEAD;
 }
 
-function has(d: Uint32Array, i: number): boolean {
-  return (d[i >>> 5] & (1 << (i & 31))) !== 0;
+/** Whether a set holds position p. */
+function holds(b: Bits, p: number): boolean {
+  if (b instanceof Uint32Array) return (b[p >>> 5] & (1 << (p & 31))) !== 0;
+  let lo = 0;
+  let hi = b.length - 1;
+  while (lo <= hi) {
+    const m = (lo + hi) >>> 1;
+    const x = b[m];
+    if (x === p) return true;
+    if (x < p) lo = m + 1;
+    else hi = m - 1;
+  }
+  return false;
 }
 
-/** The union of sets (the sets are not changed): one set as it is, more as a dense bitmap. */
-function union(sets: Bits[]): Bits {
+/**
+ * The positions of `a` that one of `sets` holds, or with `not`, that none holds (a new set). A
+ * sparse set much larger than `a` is searched by bisection, any other walked along with `a`.
+ */
+function filter(a: Uint16Array, sets: readonly Bits[], not: boolean): Uint16Array {
+  const keep = new Uint8Array(a.length);
+  for (const x of sets) {
+    if (x instanceof Uint32Array) {
+      for (let k = 0; k < a.length; k++) if ((x[a[k] >>> 5] & (1 << (a[k] & 31))) !== 0) keep[k] = 1;
+    } else if (a.length * 16 < x.length) {
+      for (let k = 0; k < a.length; k++) if (!keep[k] && holds(x, a[k])) keep[k] = 1;
+    } else {
+      let i = 0;
+      for (let k = 0; k < a.length; k++) {
+        const p = a[k];
+        while (i < x.length && x[i] < p) i++;
+        if (i < x.length && x[i] === p) keep[k] = 1;
+      }
+    }
+  }
+  const out = new Uint16Array(a.length);
+  let n = 0;
+  const want = not ? 0 : 1;
+  for (let k = 0; k < a.length; k++) if (keep[k] === want) out[n++] = a[k];
+  return out.subarray(0, n);
+}
+
+/** The union of two sorted position sets. */
+function merge(a: Uint16Array, b: Uint16Array): Uint16Array {
+  const out = new Uint16Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] < b[j]) out[n++] = a[i++];
+    else if (a[i] > b[j]) out[n++] = b[j++];
+    else {
+      out[n++] = a[i++];
+      j++;
+    }
+  }
+  while (i < a.length) out[n++] = a[i++];
+  while (j < b.length) out[n++] = b[j++];
+  return out.subarray(0, n);
+}
+
+/** The union of sets (the sets are not changed): one set as it is, sorted positions while every one is, else a dense bitmap. */
+function union(sets: readonly Bits[]): Bits {
   if (sets.length === 1) return sets[0];
+  if (sets.every((x) => x instanceof Uint16Array)) {
+    let out = sets[0] as Uint16Array;
+    for (let k = 1; k < sets.length; k++) out = merge(out, sets[k] as Uint16Array);
+    if (out.length <= SPARSE_MAX) return out;
+  }
   const out = new Uint32Array(WORDS);
   for (const x of sets) {
     if (x instanceof Uint32Array) for (let w = 0; w < WORDS; w++) out[w] |= x[w];
@@ -109,21 +174,8 @@ function union(sets: Bits[]): Bits {
 
 /** a AND b, or with `not`, a AND NOT b (new sets; a and b are not changed). */
 function both(a: Bits, b: Bits, not = false): Bits {
-  if (a instanceof Uint16Array) {
-    const out = new Uint16Array(a.length);
-    let n = 0;
-    if (b instanceof Uint32Array) {
-      for (let i = 0; i < a.length; i++) if (has(b, a[i]) !== not) out[n++] = a[i];
-    } else {
-      let j = 0;
-      for (let i = 0; i < a.length; i++) {
-        while (j < b.length && b[j] < a[i]) j++;
-        if ((j < b.length && b[j] === a[i]) !== not) out[n++] = a[i];
-      }
-    }
-    return out.subarray(0, n);
-  }
-  if (b instanceof Uint16Array && !not) return both(b, a);
+  if (a instanceof Uint16Array) return filter(a, [b], not);
+  if (b instanceof Uint16Array && !not) return filter(b, [a], false);
   const out = a.slice();
   if (b instanceof Uint32Array) {
     if (not) for (let w = 0; w < WORDS; w++) out[w] &= ~b[w];
@@ -134,18 +186,33 @@ function both(a: Bits, b: Bits, not = false): Bits {
   return out;
 }
 
-/** The AND over words of each word's OR of terms (null: some word has no campaign in the block). */
-function allOf(blk: Block, words: readonly (readonly string[])[]): Bits | null {
-  let out: Bits | null = null;
+/** How many positions a set may hold, at most (a dense one: all). */
+function size(sets: readonly Bits[]): number {
+  let n = 0;
+  for (const x of sets) n += x instanceof Uint16Array ? x.length : SEARCH_BLOCK_BITS;
+  return n;
+}
+
+/**
+ * The AND over words of each word's OR of terms in block i (null: some word has no campaign
+ * there): from the smallest word, the positions that some term of each other word holds.
+ */
+function allOf(i: number, words: readonly (readonly Column[])[]): Bits | null {
+  const present: Bits[][] = [];
   for (const terms of words) {
     const sets: Bits[] = [];
-    for (const term of terms) {
-      const x = blk.bits.get(term);
+    for (const col of terms) {
+      const x = col[i];
       if (x) sets.push(x);
     }
     if (!sets.length) return null;
-    const w = union(sets);
-    out = out ? both(out, w) : w;
+    present.push(sets);
+  }
+  present.sort((x, y) => size(x) - size(y));
+  let out = union(present[0]);
+  for (let k = 1; k < present.length; k++) {
+    out = out instanceof Uint16Array ? filter(out, present[k], false) : both(out, union(present[k]));
+    if (out.length === 0) return out;
   }
   return out;
 }
@@ -220,126 +287,108 @@ const BLOCKS_SQL = `with k as materialized (
 export function createSearchBitmaps(db: Db, opts: { maxBytes?: number } = {}) {
   const exec = arrayRunner(db);
   const maxBytes = opts.maxBytes ?? BITMAP_CACHE_BYTES;
-  /** term -> block -> [version, bits or null (none in the block)]; a Map's order is its use, oldest first. */
-  const held = new Map<string, Map<number, { v: string; bits: Bits | null }>>();
+  /**
+   * term -> each block's version and bitmap (null: none in the block), and the column of the blocks
+   * last read, when built; a Map's order is its use, oldest first.
+   */
+  const held = new Map<string, { blocks: Map<number, { v: string; bits: Bits | null }>; col: { at: string; bits: Column } | null }>();
   let bytes = 0;
   /** Blocks whose bitmaps were read from the database, in all. */
   let reads = 0;
-  /** The blocks as last read (date ranges, versions), and their BLOCKS_AT then. */
-  let snapshot: { at: string; blocks: { block: number; lo: number; hi: number; v: string }[] } | null = null;
+  /** The blocks as last read (latest date first), and their BLOCKS_AT then. */
+  let snapshot: { at: string; blocks: Block[] } | null = null;
 
-  /** These terms used last. */
-  function touch(terms: string[]): void {
-    for (const term of terms) {
-      const entries = held.get(term);
-      if (!entries) continue;
-      held.delete(term);
-      held.set(term, entries);
-    }
-  }
-
-  /** The blocks with these terms' bitmaps from what is held, when every term is held at the last versions read. */
-  function fromHeld(terms: string[]): { at: string; blocks: Block[] } | null {
+  /** The blocks last read with these terms' columns, when every term is held at their versions. */
+  function fromHeld(terms: string[]): { at: string; blocks: Block[]; cols: Map<string, Column> } | null {
     if (!snapshot) return null;
-    const out: Block[] = [];
-    for (const k of snapshot.blocks) {
-      const bits = new Map<string, Bits>();
-      for (const term of terms) {
-        const o = held.get(term)?.get(k.block);
-        if (!o || o.v !== k.v) return null;
-        if (o.bits) bits.set(term, o.bits);
+    const cols = new Map<string, Column>();
+    for (const term of terms) {
+      const e = held.get(term);
+      if (!e) return null;
+      if (e.col?.at !== snapshot.at) {
+        const col: Column = new Array(snapshot.blocks.length);
+        for (let i = 0; i < snapshot.blocks.length; i++) {
+          const k = snapshot.blocks[i];
+          const o = e.blocks.get(k.block);
+          if (!o || o.v !== k.v) return null;
+          col[i] = o.bits ?? undefined;
+        }
+        e.col = { at: snapshot.at, bits: col };
       }
-      out.push({ block: k.block, lo: k.lo, hi: k.hi, bits });
+      cols.set(term, e.col.bits);
     }
-    touch(terms);
-    return { at: snapshot.at, blocks: out };
+    // used last
+    for (const term of terms) {
+      const e = held.get(term)!;
+      held.delete(term);
+      held.set(term, e);
+    }
+    return { at: snapshot.at, blocks: snapshot.blocks, cols };
   }
 
   function drop(term: string): void {
-    const blocks = held.get(term);
-    if (!blocks) return;
-    for (const e of blocks.values()) if (e.bits) bytes -= bytesOf(e.bits);
+    const e = held.get(term);
+    if (!e) return;
+    for (const o of e.blocks.values()) if (o.bits) bytes -= bytesOf(o.bits);
     held.delete(term);
   }
 
   /** Every block with the bitmaps of these terms, as of now (`at`: the blocks' BLOCKS_AT). */
-  async function read(terms: string[]): Promise<{ at: string; blocks: Block[] }> {
-    // the blocks held at one version for every term, and their bitmaps as they are now (entries
-    // are replaced, never changed: another search may replace them meanwhile)
-    const first = held.get(terms[0]);
-    const known = new Map<number, { v: string; bits: Map<string, Bits> }>();
-    if (first) {
-      for (const [block, e] of first) {
-        const bits = new Map<string, Bits>();
-        let same = true;
-        for (const term of terms) {
-          const o = held.get(term)?.get(block);
-          if (!o || o.v !== e.v) {
-            same = false;
-            break;
-          }
-          if (o.bits) bits.set(term, o.bits);
-        }
-        if (same) known.set(block, { v: e.v, bits });
-      }
+  async function read(terms: string[]): Promise<{ at: string; blocks: Block[]; cols: Map<string, Column> }> {
+    // the blocks held at one version for every term (entries are replaced, never changed)
+    const known = new Map<number, string>();
+    for (const [block, e] of held.get(terms[0])?.blocks ?? []) {
+      if (terms.every((term) => held.get(term)?.blocks.get(block)?.v === e.v)) known.set(block, e.v);
     }
     const rows = await exec(
-      {
-        sql: BLOCKS_SQL,
-        params: [textArrayLiteral(terms), `{${[...known.keys()].join(',')}}`, `{${[...known.values()].map((k) => k.v).join(',')}}`],
-      },
+      { sql: BLOCKS_SQL, params: [textArrayLiteral(terms), `{${[...known.keys()].join(',')}}`, `{${[...known.values()].join(',')}}`] },
       true,
     );
-    const out: Block[] = [];
-    const byBlock = new Map<number, Block>();
-    const fetched = new Map<number, { v: string; bits: Map<string, Bits> }>();
-    const versions = new Map<number, string>();
+    const blocks: Block[] = [];
+    const fetched = new Map<number, Map<string, Bits>>();
     let sum = 0n;
     for (const [block, lo, hi, v, fresh, term, raw] of rows) {
       const n = Number(block);
       if (term === null) {
-        versions.set(n, String(v));
         sum += BigInt(v as string);
-        const k = fresh ? { v: String(v), bits: new Map<string, Bits>() } : known.get(n);
-        if (!k) throw new Error(`search bitmaps: block ${n} answered as held but not held`);
-        if (fresh) fetched.set(n, k);
-        const blk = { block: n, lo: Number(lo), hi: Number(hi), bits: k.bits };
-        out.push(blk);
-        byBlock.set(n, blk);
+        if (!fresh && known.get(n) !== String(v)) throw new Error(`search bitmaps: block ${n} answered as held but not held`);
+        if (fresh) fetched.set(n, new Map());
+        blocks.push({ block: n, lo: Number(lo), hi: Number(hi), v: String(v) });
       } else {
-        byBlock.get(n)?.bits.set(term as string, fromBytes(raw as Uint8Array));
+        fetched.get(n)?.set(term as string, fromBytes(raw as Uint8Array));
       }
     }
     // latest date first
-    out.sort((x, y) => y.hi - x.hi || y.block - x.block);
+    blocks.sort((x, y) => y.hi - x.hi || y.block - x.block);
     reads += fetched.size;
-    // the fetched blocks held for each term (the most recently used last)
+    const versions = new Map(blocks.map((b) => [b.block, b.v]));
+    // the fetched blocks held for each term
     for (const term of terms) {
-      let entries = held.get(term);
-      if (entries) held.delete(term);
-      else entries = new Map();
-      held.set(term, entries);
-      for (const [n, k] of fetched) {
-        const old = entries.get(n);
+      let e = held.get(term);
+      if (!e) {
+        e = { blocks: new Map(), col: null };
+        held.set(term, e);
+      }
+      for (const [n, bitsOf] of fetched) {
+        const old = e.blocks.get(n);
         if (old?.bits) bytes -= bytesOf(old.bits);
-        const bits = k.bits.get(term) ?? null;
+        const bits = bitsOf.get(term) ?? null;
         if (bits) bytes += bytesOf(bits);
-        entries.set(n, { v: k.v, bits });
+        e.blocks.set(n, { v: versions.get(n)!, bits });
       }
       // blocks gone (the bitmaps rebuilt)
-      if (entries.size > out.length) {
-        const live = new Set(out.map((b) => b.block));
-        for (const [n, e] of entries) {
-          if (live.has(n)) continue;
-          if (e.bits) bytes -= bytesOf(e.bits);
-          entries.delete(n);
-        }
+      for (const [n, o] of e.blocks) {
+        if (versions.has(n)) continue;
+        if (o.bits) bytes -= bytesOf(o.bits);
+        e.blocks.delete(n);
       }
     }
+    snapshot = { at: `${sum}:${blocks.length}`, blocks };
+    const out = fromHeld(terms);
+    if (!out) throw new Error('search bitmaps: the blocks just read are not held');
+    // beyond the memory allowed, the terms used least recently go (never this search's)
     while (bytes > maxBytes && held.size > terms.length) drop(held.keys().next().value!);
-    const at = `${sum}:${out.length}`;
-    snapshot = { at, blocks: out.map((b) => ({ block: b.block, lo: b.lo, hi: b.hi, v: versions.get(b.block)! })) };
-    return { at, blocks: out };
+    return out;
   }
 
   return {
@@ -350,34 +399,40 @@ export function createSearchBitmaps(db: Db, opts: { maxBytes?: number } = {}) {
      * sure matches (full-text, after the cursor) are all newer than anything in the next block.
      */
     async choose(t: WordsTerms, o: { seeAdult: boolean; cursorAt: number | null; need: number; cap: number }): Promise<Chosen> {
-      const limited = t.bx !== null;
       const terms = new Set([...t.a.flat(), ...t.b.flat(), ...(t.bx ?? []).flat()]);
       if (!o.seeAdult) terms.add('a:');
-      if (limited && t.b.length > 0) terms.add('o:');
+      if (t.bx && t.b.length > 0) terms.add('o:');
       const chosen: Chosen = { pageSlots: [], pageTitleSlots: [], fullText: 0, countTitleSlots: [], at: null };
       if (terms.size === 0) return chosen;
       let pageDone = o.need === 0;
       let sure = 0;
       let sureLo = Infinity;
-      const { at, blocks } = fromHeld([...terms]) ?? (await read([...terms]));
+      const { at, blocks, cols } = fromHeld([...terms]) ?? (await read([...terms]));
       chosen.at = at;
-      for (const blk of blocks) {
+      const columns = (words: string[][]) => words.map((w) => w.map((term) => cols.get(term)!));
+      const a = columns(t.a);
+      const b = columns(t.b);
+      const bx = t.bx ? columns(t.bx) : null;
+      const adults = o.seeAdult ? null : cols.get('a:')!;
+      const apart = bx ? cols.get('o:') : undefined;
+      for (let i = 0; i < blocks.length; i++) {
+        const blk = blocks[i];
         if (!pageDone && sure >= o.need && blk.hi < sureLo) pageDone = true;
         if (pageDone && chosen.fullText >= o.cap) break;
-        const adult = o.seeAdult ? undefined : blk.bits.get('a:');
+        const adult = adults?.[i];
         // the full-text half: every word's terms, the adult campaigns out for who may not see them
-        let f = t.a.length ? allOf(blk, t.a) : null;
+        let f = a.length ? allOf(i, a) : null;
         if (f && adult) f = both(f, adult, true);
         const fc = f ? count(f) : 0;
         // the title half: candidates, or when limited, those apart (o:) and bx's
         let c: Bits | null = null;
-        if (t.b.length) {
-          if (!limited) c = allOf(blk, t.b);
+        if (b.length) {
+          if (!bx) c = allOf(i, b);
           else {
-            const apart = blk.bits.get('o:');
-            const whole = apart ? allOf(blk, t.b) : null;
-            const x = t.bx!.length ? allOf(blk, t.bx!) : null;
-            const kept = whole && apart ? both(whole, apart) : null;
+            const away = apart?.[i];
+            const whole = away ? allOf(i, b) : null;
+            const x = bx.length ? allOf(i, bx) : null;
+            const kept = whole && away ? both(whole, away) : null;
             c = kept && x ? union([kept, x]) : (kept ?? x);
           }
           if (c && adult) c = both(c, adult, true);

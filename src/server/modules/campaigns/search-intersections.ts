@@ -3,7 +3,7 @@ import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { arrayRunner } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { textArrayLiteral } from '../../lib/listing';
-import type { Chosen } from './search-bitmaps';
+import { BLOCKS_AT, type Chosen } from './search-bitmaps';
 import { arrayParam, classified, inText, pastPrefix } from './search-postings';
 
 /**
@@ -60,9 +60,12 @@ const KEPT = 1000;
  * stem's lexemes, a whole title word, a title word's start) and LIKE patterns of the trigram
  * index (a title word's end, or a piece of one). The arrays behind subqueries: see arrayParam.
  * With each term, whether it is a title word whose own lexemes miss its run's query `q` (given
- * for title runs when the title half can be limited, else empty).
+ * for title runs when the title half can be limited, else empty). First, the row `-1`: the bitmap
+ * blocks' BLOCKS_AT, read in the same snapshot (see WordsTerms.at).
  */
-const TERMS_SQL = `select r.k, t.term, r.q <> '' and not (to_tsvector('english', substr(t.term, 3)) @@ r.q::tsquery)
+const TERMS_SQL = `select -1, ${BLOCKS_AT}, false
+  union all
+  select r.k, t.term, r.q <> '' and not (to_tsvector('english', substr(t.term, 3)) @@ r.q::tsquery)
   from unnest((select $1::int[]), (select $2::text[]), (select $3::text[]), (select $6::text[])) r(k, lo, hi, q)
     cross join lateral (select c.term from campaign_search_terms c where c.term >= r.lo and c.term < r.hi) t
   union all
@@ -102,6 +105,12 @@ export interface WordsTerms {
   a: string[][];
   b: string[][];
   bx: string[][] | null;
+  /**
+   * The bitmap blocks' BLOCKS_AT when the terms were read. Terms are only ever added, each with a
+   * campaign that holds it, whose block's bitmaps change in the same transaction: while BLOCKS_AT
+   * reads the same, no term was added and these are still the words' terms.
+   */
+  at: string | null;
 }
 
 export function createWordsSearches(db: Db) {
@@ -162,7 +171,12 @@ export function createWordsSearches(db: Db) {
       ];
       const terms: string[][] = Array.from({ length: w.ranges.length + w.subs.length }, () => []);
       const missing: string[][] = Array.from({ length: w.ranges.length + w.subs.length }, () => []);
+      let at: string | null = null;
       for (const [k, term, misses] of await exec({ sql: TERMS_SQL, params }, true)) {
+        if (Number(k) < 0) {
+          at = term as string;
+          continue;
+        }
         terms[Number(k)].push(term as string);
         if (misses === true) missing[Number(k)].push(term as string);
       }
@@ -173,7 +187,7 @@ export function createWordsSearches(db: Db) {
       let bx: string[][] | null = null;
       if (w.subQueries && runs.length === 0) bx = [];
       else if (w.subQueries && runs.length === 1) bx = b.map((t, i) => (i === runs[0] ? missing[w.ranges.length + i] : t));
-      return { a: terms.slice(0, w.ranges.length), b, bx };
+      return { a: terms.slice(0, w.ranges.length), b, bx, at };
     },
   };
 }
