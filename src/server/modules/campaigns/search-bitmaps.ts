@@ -10,9 +10,9 @@ import type { WordsTerms } from './search-intersections';
  * A search of several words reads, for each block of 16,384 campaigns, each of its terms' bitmaps
  * (2 KB) and ANDs them. Done by PostgreSQL, a block cost 25 to 80 microseconds of executor work
  * (bit strings copied and allocated at each step), so a search whose words are rare together,
- * reading all 62 blocks of a million campaigns, took 2 to 5 ms of database CPU. Here the bitmaps
+ * reading all 62 blocks of a million campaigns, took 2 to 7 ms of database CPU. Here the bitmaps
  * are held in memory, as they change seldom. Each block has a version (a new, greater number
- * whenever one of its bitmaps changes, in the same transaction: migration 0023); the server
+ * whenever one of its bitmaps or its date range changes, in the same transaction: migration 0023); the server
  * reads the blocks' versions and, in the same statement, the bitmaps of the blocks whose version
  * it does not hold. A search whose terms are all held at the versions last read reads nothing
  * first: the statement that reads its campaigns also reads BLOCKS_AT, and when that is not what
@@ -33,7 +33,7 @@ const SPARSE_MAX = SEARCH_BLOCK_BITS / 16;
 /** Bytes held besides the bits, per term and block (an estimate of the entry's own objects). */
 const ENTRY_OVERHEAD = 80;
 /** Default memory for the bitmaps held. */
-export const BITMAP_CACHE_BYTES = 64 * 1024 * 1024;
+const BITMAP_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** A term's bitmap in one block: positions of its bits (bit 0 the block's newest slot), or 512 words. */
 type Bits = Uint16Array | Uint32Array;
@@ -64,7 +64,7 @@ function popcount(x: number): number {
 }
 
 /** A bitmap as PostgreSQL sends it (varbit_send without its length: 2,048 bytes, leftmost bit first), held sparse or dense. */
-export function fromBytes(bytes: Uint8Array): Bits {
+function fromBytes(bytes: Uint8Array): Bits {
   const dense = new Uint32Array(WORDS);
   let n = 0;
   for (let w = 0; w < WORDS; w++) {
