@@ -292,6 +292,11 @@ interface Seen {
   counted?: TotalRow[];
 }
 
+/** Rows before the page: none after a cursor, else those of the pages before it. */
+function pageOffset(query: { page: number; limit: number }, cursor: unknown): number {
+  return cursor ? 0 : (query.page - 1) * query.limit;
+}
+
 /** How many times a search the bitmaps answer is answered again when they changed meanwhile. */
 const MAX_ATTEMPTS = 3;
 
@@ -416,7 +421,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
     const choice = {
       seeAdult: canSeeAdult(actor),
       cursorAt: cursor ? Date.parse(cursor.t) : null,
-      need: (cursor ? 0 : (query.page - 1) * query.limit) + query.limit + 1,
+      // the page's offset and rows, and one more (plan's perTerm)
+      need: pageOffset(query, cursor) + query.limit + 1,
       cap: SEARCH_COUNT_CAP + 1,
     };
     // the terms read for this search before, while the bitmaps are as they were then (see WordsTerms.at)
@@ -436,13 +442,13 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; po
   function plan(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string }, found: Terms | null) {
     const terms = found && 'one' in found ? found.one : null;
     const many = found && 'many' in found ? found.many : null;
-    const { page, limit } = query;
+    const { limit } = query;
     const cursor = readCursor(query.cursor);
     const seeAdult = canSeeAdult(actor);
     const viewerId = actor.user?.id ?? null;
     const text = query.q.trim();
     const ts = text ? prefixTsQuery(text) : null;
-    const offset = cursor ? 0 : (page - 1) * limit;
+    const offset = pageOffset(query, cursor);
     const shape: Shape = {
       seeAdult,
       owner: filter.ownerId !== undefined,

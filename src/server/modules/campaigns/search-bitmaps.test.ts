@@ -3,10 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../../test/helpers';
 import { ListQuery } from '../../../shared/schemas/campaigns';
 import { campaigns, users } from '../../db/schema';
-import { SEARCH_BLOCK_BITS } from '../../db/schema/search';
 import type { Actor } from '../../deps';
 import { prefixTsQuery } from '../../lib/listing';
 import { createCampaignListQueries, listTotal } from './list-queries';
+import { at, nextBlock } from './search-blocks.fixtures';
 import { createSearchBitmaps } from './search-bitmaps';
 import { createWordsSearches } from './search-intersections';
 
@@ -32,14 +32,6 @@ beforeEach(async () => {
   await database.db.delete(campaigns);
 });
 
-/** An hour of 1 January 2026. */
-const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * 3_600_000);
-/** The next campaign goes into a bitmap block of its own. */
-const nextBlock = () =>
-  database.db.execute(
-    sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1)`,
-  );
-
 async function termsOf(q: string) {
   const words = createWordsSearches(database.db);
   const search = await words.of(q, prefixTsQuery(q) as string);
@@ -60,7 +52,7 @@ describe('search bitmaps held by the server', () => {
       [10, 11, 12],
       [20, 21],
     ]) {
-      await nextBlock();
+      await nextBlock(database.db);
       const rows = await db
         .insert(campaigns)
         .values(hours.map((h) => ({ ownerId, title: `Art heart ${h}`, createdAt: at(h) })))
@@ -118,7 +110,7 @@ describe('search bitmaps held by the server', () => {
   it('answer the same holding no bitmaps at all as holding all of them', async () => {
     const { db } = database;
     for (const hours of [[1], [5, 6], [9]]) {
-      await nextBlock();
+      await nextBlock(database.db);
       await db.insert(campaigns).values(hours.map((h) => ({ ownerId, title: `Music art heart ${h}`, createdAt: at(h) })));
     }
     await db.insert(campaigns).values({ ownerId, title: 'Quartet runner', createdAt: at(10) });
@@ -140,7 +132,7 @@ describe('search bitmaps held by the server', () => {
   it('find and page exactly as the campaigns do where a word is in most of a block', async () => {
     const { db } = database;
     // 1,500 campaigns of one block hold 'crowd' (more than a sparse bitmap holds), every 50th also 'lantern'
-    await nextBlock();
+    await nextBlock(database.db);
     await db.execute(sql`insert into campaigns (owner_id, title, created_at, type)
       select ${ownerId}::uuid, case when i % 50 = 0 then 'Crowd lantern ' || i else 'Crowd ' || i end,
         timestamptz '2026-01-01' + i * interval '1 minute', case when i % 7 = 0 then 'adult' else 'other' end::category

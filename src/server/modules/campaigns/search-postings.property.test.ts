@@ -8,6 +8,7 @@ import { SEARCH_BLOCK_BITS } from '../../db/schema/search';
 import type { Actor } from '../../deps';
 import { encodeCursor } from '../../lib/listing';
 import { createCampaignListQueries, listTotal } from './list-queries';
+import { at, nextBlock } from './search-blocks.fixtures';
 
 /**
  * Searches answered from the search postings (one word) or bitmaps (several) must answer exactly
@@ -216,14 +217,6 @@ async function answers(lists: Lists, actor: Actor, q: string, limit: number) {
   return { total, capped: first.capped, pages, byPage };
 }
 
-/** An hour of 1 January 2026. */
-const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * 3_600_000);
-/** The next campaign goes into a bitmap block of its own. */
-const nextBlock = () =>
-  database.db.execute(
-    sql`select setval('campaign_search_slot_seq', ((select last_value from campaign_search_slot_seq) / ${SEARCH_BLOCK_BITS}::int + 1) * ${SEARCH_BLOCK_BITS}::int - 1)`,
-  );
-
 describe('search postings', () => {
   it('answer every search exactly as the campaigns do, through any changes', async () => {
     let answeredFromPostings = 0;
@@ -274,7 +267,7 @@ describe('search postings', () => {
     await db.delete(campaigns);
     // three blocks in this order: one campaign between the others' dates, two old ones, five new ones
     for (const hours of [[21.5], [1, 2], [19, 20, 21, 22, 23]]) {
-      await nextBlock();
+      await nextBlock(database.db);
       await db.insert(campaigns).values(hours.map((h) => ({ ownerId, title: `Art heart ${h}`, createdAt: at(h) })));
     }
     const fast = createCampaignListQueries(db);
@@ -292,7 +285,7 @@ describe('search postings', () => {
     // as one path ('music' and 'art' are not its lexemes), and a title word whose lexemes miss
     // the first word's stem ('heart' for 'art' or 'eart')
     const titled = async (title: string, hours: number) => {
-      await nextBlock();
+      await nextBlock(database.db);
       const [c] = await db
         .insert(campaigns)
         .values({ ownerId, title, createdAt: at(hours) })
