@@ -137,7 +137,7 @@ export const M = {
   paymentFailed: 'The payment could not be completed. Please try again.',
   insufficientFunds: 'Your card has insufficient funds.',
   idempotencyKeyRequired: 'Idempotency-Key header is required',
-  idempotencyKeyInvalid: 'Idempotency-Key must be 8 to 200 visible characters',
+  idempotencyKeyInvalid: 'Idempotency-Key must be 8 to 255 letters, digits, - or _',
   idempotencyKeyReused: 'Idempotency-Key reused with different request',
   guestEmailRequired: 'Email is required to donate without an account',
   monthlyNeedsAccount: 'Sign in to give monthly',
@@ -291,6 +291,12 @@ export const M = {
   adminRoleFilterInvalid: 'Role must be all, admin or user',
   adminFlagRequired: 'Say whether the person is an admin (true or false)',
   cannotChangeOwnAdmin: 'You cannot change your own admin rights',
+
+  // Disputes that hold payouts, and their final states
+  disputePayoutNoStake: 'Only the campaign’s donors and supporters can dispute its payouts.',
+  disputeAlreadyOpen: 'You already have an open dispute about this.',
+  disputeClosed: 'This dispute is closed: a resolved or rejected dispute cannot be changed.',
+  payoutsOnHold: 'Payouts of this campaign are on hold while an admin reviews a dispute about them.',
 } as const;
 
 export type MessageKey = keyof typeof M;

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../../shared/constants';
 import { M } from '../../shared/messages';
+import { IDEMPOTENCY_KEY } from '../../shared/schemas/donations';
 import { jsonSchemaOf } from './response-schema';
 import { plainRoute, type RestRouteMeta } from './rest';
 
@@ -130,9 +131,8 @@ function operationOf(route: RestRouteMeta, components: Json): Json {
       name: 'Idempotency-Key',
       in: 'header',
       required: route.idempotencyKey === 'required',
-      description:
-        'A key of the client’s choosing (8 to 255 letters, digits, `-` or `_`): the same key again answers the first call’s result instead of paying twice.',
-      schema: { type: 'string', minLength: 8, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$' },
+      description: `A key of the client’s choosing (${IDEMPOTENCY_KEY.min} to ${IDEMPOTENCY_KEY.max} letters, digits, \`-\` or \`_\`), kept for its donor or guest: the same key again answers the first call’s result instead of paying twice.`,
+      schema: { type: 'string', minLength: IDEMPOTENCY_KEY.min, maxLength: IDEMPOTENCY_KEY.max, pattern: IDEMPOTENCY_KEY.pattern.source },
     });
   }
 

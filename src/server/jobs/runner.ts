@@ -58,15 +58,12 @@ export function createJobRunner(opts: {
     const [run] = await db.insert(jobRuns).values({ job: JOB, startedAt: now }).returning();
     const counts: Record<string, number> = { charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
     try {
-      // each batch is bounded; go on while a batch came back full
-      for (let i = 0; i < 100; i++) {
-        const c = await services.donations.chargeDue(now, 100);
-        counts.charged += c.charged;
-        counts.succeeded += c.succeeded;
-        counts.failed += c.failed;
-        counts.cancelled += c.cancelled;
-        if (c.charged < 100) break;
-      }
+      // every due monthly donation, in bounded batches (a row that cannot be charged is passed over)
+      const c = await services.donations.chargeDue(now);
+      counts.charged = c.charged;
+      counts.succeeded = c.succeeded;
+      counts.failed = c.failed;
+      counts.cancelled = c.cancelled;
       counts.reminded = (await services.supports.sendReminders(now)).sent;
       counts.cleaned = await deleteUnreferencedUploads({ db, storage: opts.storage, log }, now);
       const [done] = await db.update(jobRuns).set({ status: 'succeeded', finishedAt: new Date(), counts }).where(eq(jobRuns.id, run.id)).returning();

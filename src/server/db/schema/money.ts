@@ -17,6 +17,13 @@ export const donationStatus = pgEnum('donation_status', ['pending', 'succeeded',
 export const subscriptionStatus = pgEnum('subscription_status', ['active', 'cancelled']);
 
 /**
+ * A chargeback on a donation: the payer's bank took the payment back and the provider holds the
+ * money (`open`) until the dispute ends: `won` releases it to the campaign, `lost` returns it to
+ * the payer (the donation is then refunded) with the provider's dispute fee.
+ */
+export const chargebackStatus = pgEnum('chargeback_status', ['open', 'won', 'lost']);
+
+/**
  * A recurring monthly donation. The subscription cron charges the active ones whose
  * next_charge_at is due (each charge is a row in donations with subscription_id set) and moves
  * next_charge_at on by a month. Only signed-in donors subscribe (they need an account to cancel);
@@ -67,11 +74,12 @@ export const subscriptions = pgTable(
 /**
  * One donation (one-off, or one monthly charge of a subscription).
  *
- * idempotency_key is globally unique and required: the API takes it from the client's request
- * (a random UUID) or derives it (`subscription:<id>:<yyyy-mm>` for a cron charge, so a month is
- * never charged twice). A global key (rather than per donor) also covers guests, whose donor_id
- * is null. On a conflict the API must check that the existing row has the same donor, campaign
- * and amount before answering with it, and answer 409 otherwise.
+ * idempotency_key is unique and required, in two namespaces that never meet (lib/idempotency.ts):
+ * a client's key is stored as `client:<donor>:<key>` (its donor account `u:<id>` or guest email
+ * `e:<email>`), so one donor's key is nobody else's; a key the server makes is
+ * `server:<name>` (`server:subscription:<id>:<yyyy-mm>:<attempt>` for a monthly charge). On a
+ * conflict the API checks that the existing row was made by the same request (request_hash)
+ * before answering with it, and answers 409 otherwise.
  *
  * donor_id is SET NULL when the account is deleted (the money record stays); guests have only
  * donor_email (lower-cased), which the API requires for them.
@@ -112,11 +120,22 @@ export const donations = pgTable(
     /** The idempotency key of the refund request, so the same request again answers the same. */
     refundKey: text('refund_key'),
     refundedBy: uuid('refunded_by').references(() => users.id, { onDelete: 'set null' }),
+    /**
+     * What has gone back to the payer so far (minor units): a refund through the app returns the
+     * rest at once; the provider may report refunds in part (made in its dashboard). The status
+     * becomes `refunded` when it reaches the amount.
+     */
+    refundedAmount: bigint('refunded_amount', { mode: 'number' }).notNull().default(0),
+    /** A chargeback on the payment, while open and once decided (null when there was none). */
+    chargeback: chargebackStatus('chargeback'),
+    /** The provider's id of the chargeback. */
+    chargebackRef: text('chargeback_ref'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     check('donations_amount_positive', sql`${t.amount} > 0`),
+    check('donations_refunded_amount_in_range', sql`${t.refundedAmount} >= 0 AND ${t.refundedAmount} <= ${t.amount}`),
     check('donations_donor_email_lower', sql`${t.donorEmail} = lower(${t.donorEmail})`),
     check('donations_donor_or_email', sql`${t.donorId} IS NOT NULL OR ${t.donorEmail} IS NOT NULL`),
     check('donations_refunded_when_refunded', sql`(${t.status} = 'refunded') = (${t.refundedAt} IS NOT NULL)`),
@@ -254,9 +273,14 @@ export const payouts = pgTable(
 //  - at commit (a deferred constraint trigger), each group touched must sum to zero per currency.
 // ---------------------------------------------------------------------------------------------
 
-export const ledgerGroupKind = pgEnum('ledger_group_kind', ['donation', 'refund', 'payout']);
+// Chargebacks (the payer's bank takes a payment back): `chargeback` moves the amount from the
+// campaign to `held` (account_id: the campaign), where no payout can reach it; `chargeback_release`
+// moves it back when the campaign wins; `chargeback_loss` returns it from `held` to the provider
+// and takes the provider's dispute fee from the campaign. A refund the provider reports (in full
+// or in part) is a `refund` group like the app's own, reversing the donation's group.
+export const ledgerGroupKind = pgEnum('ledger_group_kind', ['donation', 'refund', 'payout', 'chargeback', 'chargeback_release', 'chargeback_loss']);
 
-export const ledgerAccountType = pgEnum('ledger_account_type', ['campaign', 'platform_fees', 'provider', 'recipient']);
+export const ledgerAccountType = pgEnum('ledger_account_type', ['campaign', 'platform_fees', 'provider', 'recipient', 'held']);
 
 export const ledgerGroups = pgTable(
   'ledger_groups',
@@ -267,7 +291,7 @@ export const ledgerGroups = pgTable(
     donationId: uuid('donation_id').references(() => donations.id, { onDelete: 'restrict' }),
     /** The approved payout (kind payout). */
     payoutId: uuid('payout_id').references(() => payouts.id, { onDelete: 'restrict' }),
-    /** The group this one reverses (kind refund). */
+    /** The group this one reverses (kind refund: a donation may be refunded in several parts). */
     reversesGroupId: uuid('reverses_group_id'),
     createdAt: createdAt(),
   },
@@ -280,15 +304,17 @@ export const ledgerGroups = pgTable(
     check('ledger_groups_donation_has_donation', sql`${t.kind} <> 'donation' OR ${t.donationId} IS NOT NULL`),
     check('ledger_groups_payout_has_payout', sql`${t.kind} <> 'payout' OR ${t.payoutId} IS NOT NULL`),
     check('ledger_groups_refund_reverses', sql`${t.kind} <> 'refund' OR ${t.reversesGroupId} IS NOT NULL`),
-    // A donation is booked once, a payout is booked once, and a group is reversed at most once.
+    // A donation is booked once and a payout is booked once. A donation's refunds never exceed
+    // it (donations.refunded_amount, checked with the donation's row locked).
     uniqueIndex('ledger_groups_donation_key').on(t.donationId).where(sql`${t.kind} = 'donation'`),
     uniqueIndex('ledger_groups_payout_key').on(t.payoutId).where(sql`${t.kind} = 'payout'`),
-    uniqueIndex('ledger_groups_reverses_key').on(t.reversesGroupId).where(sql`${t.reversesGroupId} IS NOT NULL`),
+    index('ledger_groups_reverses_idx').on(t.reversesGroupId).where(sql`${t.reversesGroupId} IS NOT NULL`),
+    index('ledger_groups_donation_idx').on(t.donationId).where(sql`${t.donationId} IS NOT NULL`),
   ],
 );
 
 /**
- * account_id says which account of the type: the campaign id (as text) for `campaign`, the
+ * account_id says which account of the type: the campaign id (as text) for `campaign` and `held`, the
  * recipient's PayPal email for `recipient`, the provider name for `provider` (optional), and
  * null for `platform_fees`.
  */
@@ -316,7 +342,9 @@ export const ledgerEntries = pgTable(
 
 /**
  * Provider events already acted on: a webhook delivered twice changes nothing the second time.
- * Written in the same transaction as the change the event causes.
+ * Written in the same transaction as the change the event causes. An event that could not be
+ * applied because it does not match its donation (another amount or currency, a refund of more
+ * than was paid) is kept with `problem` saying why, books nothing, and is listed for admins.
  */
 export const paymentEvents = pgTable(
   'payment_events',
@@ -325,16 +353,27 @@ export const paymentEvents = pgTable(
     eventId: text('event_id').notNull(),
     donationId: uuid('donation_id').references(() => donations.id, { onDelete: 'restrict' }),
     type: text('type').notNull(),
+    /** Why the event booked nothing (null when it was applied). */
+    problem: text('problem'),
+    /** The amount and currency the event named (minor units), kept with a problem. */
+    amount: bigint('amount', { mode: 'number' }),
+    currency: text('currency'),
     receivedAt: createdAt(),
   },
-  (t) => [primaryKey({ name: 'payment_events_pkey', columns: [t.provider, t.eventId] })],
+  (t) => [
+    primaryKey({ name: 'payment_events_pkey', columns: [t.provider, t.eventId] }),
+    index('payment_events_problems_idx').on(t.receivedAt.desc()).where(sql`${t.problem} IS NOT NULL`),
+  ],
 );
 
 /**
  * A campaign's running totals, kept by the database from its ledger entries (0013 trigger
- * `ledger_entries_campaign_totals`) in the same transaction as each entry: raised (donation
- * groups), refunded (refund groups, as a positive number) and paid out (payout groups, positive),
- * plus the number of distinct donors (from campaign_donors). So a campaign's totals are read from
+ * `ledger_entries_campaign_totals`, 0024 for chargebacks) in the same transaction as each entry:
+ * raised (donation groups), refunded (refund groups, as a positive number), paid out (payout
+ * groups, positive), held (the `held` account: money under an open chargeback), charged back
+ * (what lost chargebacks returned) and dispute fees (taken from the campaign by lost
+ * chargebacks), plus the number of distinct donors (from campaign_donors). The campaign's balance
+ * is raised - refunded - paid out - held - charged back - dispute fees (lib/balances.ts). So a campaign's totals are read from
  * a handful of rows however many donations it holds, and they cannot drift from the ledger (which
  * is never updated or deleted).
  *
@@ -352,6 +391,11 @@ export const campaignTotals = pgTable(
     raised: bigint('raised', { mode: 'number' }).notNull().default(0),
     refunded: bigint('refunded', { mode: 'number' }).notNull().default(0),
     paidOut: bigint('paid_out', { mode: 'number' }).notNull().default(0),
+    /** Money under an open chargeback (the `held` account). */
+    held: bigint('held', { mode: 'number' }).notNull().default(0),
+    /** Money lost to chargebacks, and the providers' dispute fees taken from the campaign. */
+    chargedBack: bigint('charged_back', { mode: 'number' }).notNull().default(0),
+    disputeFees: bigint('dispute_fees', { mode: 'number' }).notNull().default(0),
     donors: integer('donors').notNull().default(0),
   },
   (t) => [primaryKey({ name: 'campaign_totals_pkey', columns: [t.campaignId, t.currency, t.shard] })],

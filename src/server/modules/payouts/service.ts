@@ -12,6 +12,7 @@ import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
+import { clientKey } from '../../lib/idempotency';
 import { visibleCampaign } from '../../lib/campaign-access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
@@ -42,9 +43,35 @@ export function toPayoutDto(p: PayoutRow): PayoutDto {
   };
 }
 
-/** An open or under-review dispute about the payout in the row, or about the payouts of its campaign. */
+/**
+ * An open or under-review dispute about the payout in the row, or about the payouts of its
+ * campaign. Only these hold payouts: a dispute of type donation or other that names no payout
+ * holds nothing. Raising one takes a stake in the campaign (disputes/service.ts).
+ */
 const disputedSql = sql<boolean>`exists (select 1 from ${disputes} d where d.status in ('open', 'under_review')
     and (d.payout_id = ${payouts.id} or (d.campaign_id = ${payouts.campaignId} and d.type = 'payout' and d.payout_id is null)))`;
+
+/**
+ * What holds a campaign's payouts, oldest first: its open or under-review disputes about all of
+ * its payouts (`payoutId` null: no payout can be requested or approved) or about one payout
+ * still pending (that one cannot be approved). For the owner and admins: the reason, never the
+ * author.
+ */
+async function holdsOf(via: DbOrTx, campaignId: string): Promise<PayoutHoldDto[]> {
+  const rows = await via
+    .select({ payoutId: disputes.payoutId, type: disputes.type, reason: disputes.reason, status: disputes.status, since: disputes.createdAt })
+    .from(disputes)
+    .leftJoin(payouts, eq(payouts.id, disputes.payoutId))
+    .where(
+      and(
+        eq(disputes.campaignId, campaignId),
+        inArray(disputes.status, ['open', 'under_review']),
+        or(and(eq(disputes.type, 'payout'), isNull(disputes.payoutId)), eq(payouts.status, 'pending')),
+      ),
+    )
+    .orderBy(asc(disputes.createdAt), asc(disputes.id));
+  return rows.map((r) => ({ ...r, status: r.status === 'under_review' ? 'under_review' : 'open' }));
+}
 
 /**
  * Payouts: the campaign's owner asks for (part of) the available balance to a PayPal address;
@@ -176,6 +203,7 @@ export function createPayoutsService(deps: Deps) {
         pending: toMajor(f.pending),
         available: toMajor(f.available),
         feeRate: config.platformFeeBps / 10_000,
+        holds: await holdsOf(db, c.id),
       };
     },
 
@@ -191,15 +219,20 @@ export function createPayoutsService(deps: Deps) {
       if (c.ownerId !== user.id) throw forbidden(M.notOwner);
       if (!user.emailVerifiedAt) throw forbidden(M.verifyBeforePayout);
       const requestHash = sha256Hex(JSON.stringify([user.id, c.id, input.recipientPaypalEmail.toLowerCase(), input.amount ?? null]));
+      // the key as stored: kept for the one who sent it (lib/idempotency.ts)
+      const key = idempotencyKey ? clientKey({ userId: user.id }, idempotencyKey) : null;
       const replay = async () => {
-        if (!idempotencyKey) return null;
-        const [p] = await db.select().from(payouts).where(eq(payouts.idempotencyKey, idempotencyKey));
+        if (!key) return null;
+        const [p] = await db.select().from(payouts).where(eq(payouts.idempotencyKey, key));
         if (!p) return null;
         if (!p.requestHash || !equalHex(p.requestHash, requestHash)) throw conflict(M.idempotencyKeyReused);
         return toPayoutDto(p);
       };
       const earlier = await replay();
       if (earlier) return earlier;
+      // a dispute about all of the campaign's payouts holds new requests too (one about a single payout holds that one)
+      const hold = (await holdsOf(db, c.id)).find((h) => h.payoutId === null);
+      if (hold) throw conflict(`${M.payoutsOnHold} Reason given: ${hold.reason}`);
       try {
         const created = await db.transaction(async (tx) => {
           // FOR NO KEY UPDATE: payout requests and refunds of this campaign queue here; donations do not
@@ -219,7 +252,7 @@ export function createPayoutsService(deps: Deps) {
               platformFee: fee,
               net: gross - fee,
               currency: c.currency,
-              idempotencyKey: idempotencyKey ?? null,
+              idempotencyKey: key,
               requestHash,
             })
             .returning();
