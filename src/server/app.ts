@@ -62,6 +62,8 @@ export interface BuildAppOptions {
   /** 'built' serves dist/client, 'dev' mounts Vite, 'none' serves only the API (most tests). */
   client?: 'built' | 'dev' | 'none';
   logger?: boolean;
+  /** Where the log's JSON lines go instead of standard output (a test reads what the app logged). */
+  logStream?: NodeJS.WritableStream;
   mailer?: Mailer;
   /** The built client to serve (defaults to dist/client). */
   clientDist?: string;
@@ -84,9 +86,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
         : {
             level: config.logLevel,
             // JSON lines for machines; readable lines when a person watches a terminal in development
-            ...(process.stdout.isTTY && config.env !== 'production'
-              ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
-              : {}),
+            ...(opts.logStream
+              ? { stream: opts.logStream }
+              : process.stdout.isTTY && config.env !== 'production'
+                ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
+                : {}),
           },
     bodyLimit: JSON_BODY_LIMIT,
     // a slow or silent client cannot hold a connection for long (config.ts, HTTP_TIMEOUT_DEFAULTS)

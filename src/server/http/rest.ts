@@ -141,6 +141,8 @@ export function restRoute<
         actor: req.actor,
       };
       const result = await route.handler(input, req, reply);
+      // the handler answered itself (a CSV download, sendCsv): sending again would log an error
+      if (reply.sent) return reply;
       if (status === 204) return reply.code(204).send();
       // a handler may answer another success status itself (202 for a request taken but not done)
       const code = reply.statusCode !== 200 ? reply.statusCode : status;
