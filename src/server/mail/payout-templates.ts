@@ -13,7 +13,10 @@ interface PayoutNews {
 
 const money = (n: number, c: Currency) => formatMoney(n, c);
 
-/** The owner hears about every decision on a payout; a dispute's author about every status change. */
+/**
+ * The owner hears about every decision on a payout, and when a dispute starts or stops holding
+ * the campaign's payouts; a dispute's author about every status change.
+ */
 export const payoutTemplates = {
   paid: (to: string, p: PayoutNews): MailMessage => ({
     to,
@@ -35,5 +38,21 @@ export const payoutTemplates = {
     subject: `Your dispute about ${p.campaignTitle} is now ${p.status.replace('_', ' ')}`,
     link: p.link,
     text: `An administrator changed the status of your dispute about “${p.campaignTitle}” to ${p.status.replace('_', ' ')}.${p.notes ? `\n\nNotes: ${p.notes}` : ''}\n\nYour disputes: ${p.link}\n\n— Kindling`,
+  }),
+  /** To the owner: someone with a stake disputed the campaign's payouts (or one of them), which are held until an admin decides. */
+  payoutsHeld: (to: string, p: { campaignTitle: string; reason: string; onePayout: boolean; link: string }): MailMessage => ({
+    to,
+    kind: 'payouts_held',
+    subject: `Payouts of ${p.campaignTitle} are on hold: a dispute was raised`,
+    link: p.link,
+    text: `A dispute was raised about ${p.onePayout ? 'a payout' : 'the payouts'} of “${p.campaignTitle}”.\n\nReason given: ${p.reason}\n\nAn administrator is reviewing it. Until it is settled, ${p.onePayout ? 'that payout cannot be approved' : 'no payout of this campaign can be requested or approved'}; the money stays in your campaign. You can see the hold in the campaign’s Funds: ${p.link}\n\n— Kindling`,
+  }),
+  /** To the owner: a dispute that held the campaign's payouts was resolved or rejected. */
+  payoutsHoldEnded: (to: string, p: { campaignTitle: string; status: string; onePayout: boolean; link: string }): MailMessage => ({
+    to,
+    kind: 'payouts_hold_ended',
+    subject: `Payouts of ${p.campaignTitle}: the dispute was ${p.status}`,
+    link: p.link,
+    text: `An administrator ${p.status === 'resolved' ? 'resolved' : 'rejected'} the dispute about ${p.onePayout ? 'a payout' : 'the payouts'} of “${p.campaignTitle}”. That dispute no longer holds ${p.onePayout ? 'that payout' : 'your payouts'}.\n\nYour campaign’s Funds: ${p.link}\n\n— Kindling`,
   }),
 };

@@ -15,6 +15,20 @@ const PayoutAmount = z.union([z.number(), text()], { error: M.payoutAmountInvali
   return n;
 });
 
+/**
+ * A dispute holding a campaign's payouts, as the owner and admins see it (never its author):
+ * about all of them (`payoutId` null: no payout can be requested or approved) or one pending
+ * payout (it cannot be approved), since when, and whether an admin has started reviewing it.
+ */
+export const PayoutHoldSchema = z.object({
+  payoutId: z.string().nullable(),
+  type: z.enum(DISPUTE_TYPES),
+  reason: z.string(),
+  status: z.enum(['open', 'under_review']),
+  since: z.date(),
+});
+export type PayoutHoldDto = z.infer<typeof PayoutHoldSchema>;
+
 export const BalanceSchema = z.object({
   currency: z.enum(CURRENCIES),
   raised: z.number(),
@@ -24,6 +38,8 @@ export const BalanceSchema = z.object({
   available: z.number(),
   /** The platform's share of a payout (0.05 for 5 %). */
   feeRate: z.number(),
+  /** The open or under-review disputes holding the campaign's payouts, oldest first (empty when none). */
+  holds: z.array(PayoutHoldSchema),
 });
 export type BalanceDto = z.infer<typeof BalanceSchema>;
 

@@ -1,11 +1,12 @@
-import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, ne, or, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { isAdmin } from '../../../shared/roles';
 import type { AdminDisputeDto, AdminDisputesQuery, DisputeDto, DisputeInput, DisputesQuery, DisputeStatusInput } from '../../../shared/schemas/payouts';
-import { campaigns, disputes, donations, payouts, users } from '../../db/schema';
+import type { DbOrTx } from '../../db/client';
+import { campaignDonors, campaigns, disputes, donations, payouts, supports, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { badRequest, forbidden, notFound } from '../../lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { canSeeAdult } from '../../lib/items';
@@ -14,7 +15,42 @@ import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';
 
 type Out<T extends z.ZodType> = z.output<T>;
-type Row = { d: typeof disputes.$inferSelect; title: string };
+type DisputeRow = typeof disputes.$inferSelect;
+type Row = { d: DisputeRow; title: string };
+
+/** A dispute that holds payouts: about the campaign's payouts (type payout) or naming one payout. */
+export const holdsPayouts = (d: { type: string; payoutId?: string | null }) => d.type === 'payout' || !!d.payoutId;
+
+/** Resolved and rejected are final: nothing moves a dispute out of them. */
+export const isClosed = (status: DisputeRow['status']) => status === 'resolved' || status === 'rejected';
+
+/**
+ * Whether the person has a stake in the campaign: they gave to it (a donation of theirs
+ * succeeded, even if it was refunded later: campaign_donors keeps their row) or support it
+ * (confirmed). Gifts and supports made as a guest count under the account's email once that
+ * email is verified.
+ */
+async function hasStake(db: DbOrTx, campaignId: string, user: { id: string; email: string; emailVerifiedAt: Date | null }): Promise<boolean> {
+  const email = user.emailVerifiedAt ? user.email.toLowerCase() : null;
+  const [gave] = await db
+    .select({ one: campaignDonors.campaignId })
+    .from(campaignDonors)
+    .where(and(eq(campaignDonors.campaignId, campaignId), inArray(campaignDonors.donorKey, email ? [`u:${user.id}`, `e:${email}`] : [`u:${user.id}`])))
+    .limit(1);
+  if (gave) return true;
+  const [supports_] = await db
+    .select({ one: supports.id })
+    .from(supports)
+    .where(
+      and(
+        eq(supports.campaignId, campaignId),
+        isNotNull(supports.confirmedAt),
+        email ? or(eq(supports.userId, user.id), eq(supports.email, email)) : eq(supports.userId, user.id),
+      ),
+    )
+    .limit(1);
+  return !!supports_;
+}
 
 const toDto = ({ d, title }: Row): DisputeDto => ({
   _id: d.id,
@@ -35,6 +71,10 @@ const toDto = ({ d, title }: Row): DisputeDto => ({
  * Disputes: a signed-in person objects to a campaign, one of its donations (their own, or any
  * when they own the campaign) or one of its payouts. Only the author and admins ever see a
  * dispute; admins move it to under_review, resolved or rejected, and the author is told.
+ *
+ * A dispute about a campaign's payouts (type payout) or naming one payout holds them while it is
+ * open or under review (payouts/service.ts): only someone with a stake may raise one, and the
+ * owner is told at once, with the reason.
  */
 export function createDisputesService(deps: Deps) {
   const { db, config, mailer } = deps;
@@ -52,10 +92,16 @@ export function createDisputesService(deps: Deps) {
       const conds: SQL[] = [eq(campaigns.id, input.campaignId)];
       if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
       const [c] = await db
-        .select({ id: campaigns.id, title: campaigns.title, ownerId: campaigns.ownerId })
+        .select({ id: campaigns.id, title: campaigns.title, ownerId: campaigns.ownerId, ownerEmail: users.email })
         .from(campaigns)
+        .innerJoin(users, eq(users.id, campaigns.ownerId))
         .where(and(...conds));
       if (!c) throw notFound(M.campaignNotFound);
+      // A dispute that holds payouts is for those with a stake: the campaign's donors and
+      // supporters, its owner (their own money: how they stop a payout requested by mistake)
+      // and admins. Anyone else would freeze a stranger's money.
+      const holds = holdsPayouts(input);
+      if (holds && c.ownerId !== user.id && !isAdmin(user) && !(await hasStake(db, c.id, user))) throw forbidden(M.disputePayoutNoStake);
       if (input.donationId) {
         // a donation the author can see: their own, or any of their own campaign's
         const [d] = isUuid(input.donationId)
@@ -68,8 +114,24 @@ export function createDisputesService(deps: Deps) {
         const [p] = isUuid(input.payoutId) ? await db.select({ campaignId: payouts.campaignId }).from(payouts).where(eq(payouts.id, input.payoutId)) : [];
         if (!p || p.campaignId !== c.id) throw badRequest(M.disputePayoutOtherCampaign);
       }
+      // one open dispute per author and subject (a courtesy against repeats, not a lock: two at once may both pass)
+      const [same] = await db
+        .select({ id: disputes.id })
+        .from(disputes)
+        .where(
+          and(
+            eq(disputes.userId, user.id),
+            eq(disputes.campaignId, c.id),
+            eq(disputes.type, input.type),
+            input.donationId ? eq(disputes.donationId, input.donationId) : isNull(disputes.donationId),
+            input.payoutId ? eq(disputes.payoutId, input.payoutId) : isNull(disputes.payoutId),
+            inArray(disputes.status, ['open', 'under_review']),
+          ),
+        )
+        .limit(1);
+      if (same) throw conflict(M.disputeAlreadyOpen);
       await deps.limiter.write('dispute', actor);
-      const row = await db.transaction(async (tx) => {
+      const { row, deliver } = await db.transaction(async (tx) => {
         const [d] = await tx
           .insert(disputes)
           .values({
@@ -83,8 +145,22 @@ export function createDisputesService(deps: Deps) {
           })
           .returning();
         await recordChange(tx, { modelName: 'Dispute', action: 'create', key: d.id, fields: ['campaignId', 'type', 'reason', 'details'], actorId: user.id });
-        return d;
+        // the owner learns at once that their payouts are held, and why (never who asked)
+        const sent =
+          holds && c.ownerId !== user.id
+            ? await mailer.record(
+                tx,
+                payoutTemplates.payoutsHeld(c.ownerEmail, {
+                  campaignTitle: c.title,
+                  reason: d.reason,
+                  onePayout: d.payoutId !== null,
+                  link: `${config.appUrl}/campaigns/${c.id}`,
+                }),
+              )
+            : null;
+        return { row: d, deliver: sent };
       });
+      deliver?.();
       return toDto({ d: row, title: c.title });
     },
 
@@ -122,28 +198,38 @@ export function createDisputesService(deps: Deps) {
       };
     },
 
-    /** An admin sets the status with notes (one call: the notes given are the notes kept); the author is emailed. */
+    /**
+     * An admin sets the status with notes (one call: the notes given are the notes kept). A dispute
+     * moves from open to under_review, resolved or rejected, and from under_review to resolved,
+     * rejected or under_review again with other notes; resolved and rejected are final (409).
+     * History and emails follow a change only: the same status and notes again change nothing.
+     * The author is told of every change; when a dispute that held payouts closes, so is the
+     * campaign's owner.
+     */
     async setStatus(actor: Actor, id: string, input: Out<typeof DisputeStatusInput>): Promise<DisputeDto> {
       const admin = requireAdmin(actor);
       if (!isUuid(id)) throw notFound(M.disputeNotFound);
-      const updated = await db.transaction(async (tx) => {
+      const notes = input.resolutionNotes || null;
+      const { updated, changed } = await db.transaction(async (tx) => {
         const [before] = await tx.select().from(disputes).where(eq(disputes.id, id)).for('update');
         if (!before) throw notFound(M.disputeNotFound);
+        if (isClosed(before.status)) throw conflict(M.disputeClosed);
+        if (before.status === input.status && before.resolutionNotes === notes) return { updated: before, changed: false };
         const [d] = await tx
           .update(disputes)
-          .set({ status: input.status, resolutionNotes: input.resolutionNotes || null, updatedAt: new Date() })
+          .set({ status: input.status, resolutionNotes: notes, updatedAt: new Date() })
           .where(eq(disputes.id, id))
           .returning();
-        const fields = ['status', 'resolutionNotes'].filter((f) => (before as Record<string, unknown>)[f] !== (d as Record<string, unknown>)[f]);
-        await recordChange(tx, { modelName: 'Dispute', action: 'update', key: id, fields, actorId: admin.id, subjectUserId: before.userId });
-        return d;
+        const fields = (['status', 'resolutionNotes'] as const).filter((f) => before[f] !== d[f]);
+        await recordChange(tx, { modelName: 'Dispute', action: 'update', key: id, fields: [...fields], actorId: admin.id, subjectUserId: before.userId });
+        return { updated: d, changed: true };
       });
       const [row] = await db
-        .select({ title: campaigns.title, email: users.email })
+        .select({ title: campaigns.title, email: users.email, ownerId: campaigns.ownerId })
         .from(campaigns)
         .innerJoin(users, eq(users.id, updated.userId))
         .where(eq(campaigns.id, updated.campaignId));
-      if (row) {
+      if (row && changed) {
         await mailer.send(
           payoutTemplates.disputeStatus(row.email, {
             campaignTitle: row.title,
@@ -152,6 +238,19 @@ export function createDisputesService(deps: Deps) {
             link: `${config.appUrl}/myDisputes`,
           }),
         );
+        if (holdsPayouts(updated) && isClosed(updated.status) && row.ownerId !== updated.userId) {
+          const [owner] = await db.select({ email: users.email }).from(users).where(eq(users.id, row.ownerId));
+          if (owner) {
+            await mailer.send(
+              payoutTemplates.payoutsHoldEnded(owner.email, {
+                campaignTitle: row.title,
+                status: updated.status,
+                onePayout: updated.payoutId !== null,
+                link: `${config.appUrl}/campaigns/${updated.campaignId}`,
+              }),
+            );
+          }
+        }
       }
       return toDto({ d: updated, title: row?.title ?? '' });
     },

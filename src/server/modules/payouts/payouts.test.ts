@@ -63,7 +63,7 @@ describe('the platform fee', () => {
 describe('balance and payout requests (REST)', () => {
   it('shows the balance to the owner and admins only', async () => {
     const id = await fundedCampaign(owner, 'Balance', [10, 20.5]);
-    expect(await balance(id)).toEqual({ currency: 'USD', raised: 30.5, refunded: 0, paidOut: 0, pending: 0, available: 30.5, feeRate: 0.05 });
+    expect(await balance(id)).toEqual({ currency: 'USD', raised: 30.5, refunded: 0, paidOut: 0, pending: 0, available: 30.5, feeRate: 0.05, holds: [] });
     expect((await balance(id, admin)).available).toBe(30.5);
     expect((await call(app, stranger, { method: 'GET', url: `/api/campaigns/${id}/balance` })).statusCode).toBe(403);
     expect((await call(app, null, { method: 'GET', url: `/api/campaigns/${id}/balance` })).statusCode).toBe(401);

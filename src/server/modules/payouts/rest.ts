@@ -27,7 +27,7 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns/:id/balance',
-    summary: 'A campaign’s balance: raised, fees, paid out, available',
+    summary: 'A campaign’s balance: raised, fees, paid out, available, and the disputes holding its payouts',
     tag: 'payouts',
     auth: 'required',
     errors: { 403: 'Not the campaign’s owner', 404: 'Campaign not found' },
@@ -44,7 +44,7 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
     errors: {
       403: 'Not the campaign’s owner',
       404: 'Campaign not found',
-      409: 'Nothing available, more than is available, or a payout is already pending',
+      409: 'Nothing available, more than is available, or the campaign’s payouts are on hold while an admin reviews a dispute about them (the reason is in the message)',
     },
     idempotencyKey: 'optional',
     params: IdParams,
@@ -119,8 +119,9 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
     tag: 'disputes',
     auth: 'required',
     errors: {
+      403: 'A dispute about the campaign’s payouts (type payout, or naming a payout) from someone who is not its donor, supporter, owner or an admin',
       404: 'Campaign, donation or payout not found',
-      409: 'A dispute about it is already open',
+      409: 'The author already has an open dispute about it',
       429: 'Dispute budget spent (`Retry-After`)',
     },
     body: DisputeInput,
@@ -166,7 +167,7 @@ export function payoutsRest(app: FastifyInstance, { payouts, disputes }: Service
     summary: 'Set a dispute’s status',
     tag: 'admin',
     auth: 'required',
-    errors: { 403: 'Admins only', 404: 'Dispute not found', 409: 'The dispute is already closed' },
+    errors: { 403: 'Admins only', 404: 'Dispute not found', 409: 'The dispute is closed: resolved and rejected are final' },
     params: PayoutIdParams,
     body: DisputeStatusInput,
     response: DisputeSchema,

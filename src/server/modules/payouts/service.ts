@@ -1,10 +1,19 @@
-import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { DEFAULT_REJECTION_REASON } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor, toMinor } from '../../../shared/money';
 import { isAdmin } from '../../../shared/roles';
-import type { AdminPayoutDto, AdminPayoutsQuery, ApproveInput, BalanceDto, PayoutDto, PayoutRequestInput, RejectInput } from '../../../shared/schemas/payouts';
+import type {
+  AdminPayoutDto,
+  AdminPayoutsQuery,
+  ApproveInput,
+  BalanceDto,
+  PayoutDto,
+  PayoutHoldDto,
+  PayoutRequestInput,
+  RejectInput,
+} from '../../../shared/schemas/payouts';
 import { equalHex, sha256Hex } from '../../auth/crypto';
 import type { DbOrTx } from '../../db/client';
 import { campaigns, campaignTotals, disputes, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
