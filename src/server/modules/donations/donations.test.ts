@@ -148,7 +148,7 @@ describe('giving (REST)', () => {
       [null, usd, { amount: 10, card: GOOD }, newKey(), 400, M.guestEmailRequired],
       [null, usd, { amount: 10, card: GOOD, email: 'not-an-email' }, newKey(), 400, M.emailInvalid],
       [null, usd, { amount: 10, card: GOOD, email: 'g@example.com', monthly: true }, newKey(), 401, M.monthlyNeedsAccount],
-      [donor, supportOnly, { amount: 10, card: GOOD }, newKey(), 409, M.donationsNotAccepted],
+      [donor, supportOnly, { amount: 10, card: GOOD }, newKey(), 403, M.donationsNotAccepted],
       [donor, '00000000-0000-4000-8000-000000000000', { amount: 10, card: GOOD }, newKey(), 404, M.campaignNotFound],
       [donor, 'not-an-id', { amount: 10, card: GOOD }, newKey(), 404, M.campaignNotFound],
     ];
@@ -164,10 +164,10 @@ describe('giving (REST)', () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     const cases: [Client | null, string, Record<string, unknown>, number, string][] = [
       [null, unknown, { amount: 10, card: GOOD }, 404, M.campaignNotFound],
-      [null, supportOnly, { amount: 10, card: GOOD }, 409, M.donationsNotAccepted],
-      [null, supportOnly, { amount: 10, card: GOOD, email: 'g@example.com', monthly: true }, 409, M.donationsNotAccepted],
+      [null, supportOnly, { amount: 10, card: GOOD }, 403, M.donationsNotAccepted],
+      [null, supportOnly, { amount: 10, card: GOOD, email: 'g@example.com', monthly: true }, 403, M.donationsNotAccepted],
       [donor, unknown, { amount: 10 }, 404, M.campaignNotFound],
-      [donor, supportOnly, { amount: 10, card: '4111 1111 1111 1111' }, 409, M.donationsNotAccepted],
+      [donor, supportOnly, { amount: 10, card: '4111 1111 1111 1111' }, 403, M.donationsNotAccepted],
     ];
     for (const [who, id, payload, status, message] of cases) {
       const res = await donate(who, id, payload);

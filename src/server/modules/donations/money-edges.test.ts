@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
-import { donations, subscriptions, users } from '../../db/schema';
+import { campaigns, donations, emailOutbox, subscriptions, users } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, type Client } from '../../../../test/helpers';
 import { periodOf } from './service';
 
@@ -183,5 +183,86 @@ describe('the monthly job', () => {
     expect(new Set(stuckCharges.map((d) => d.status))).toEqual(new Set(['pending']));
     // a second run charges nothing twice
     expect((await app.jobs.runNow(now))?.counts).toMatchObject({ charged: 0 });
+  });
+});
+
+describe('a campaign whose date has passed', () => {
+  it('refuses one-off, guest and new monthly donations with 409 on both doors, and stores nothing', async () => {
+    const soon = new Date(Date.now() + 86_400_000).toISOString();
+    const id = (
+      await call(app, owner, {
+        method: 'POST',
+        url: '/api/campaigns',
+        payload: { title: 'Solstice choir', goalAmount: 50, actionMode: 'both', executionDate: soon },
+      })
+    ).json()._id as string;
+    const gift = (who: Client | null, payload: Record<string, unknown>) =>
+      call(app, who, { method: 'POST', url: `/api/campaigns/${id}/donations`, headers: { 'idempotency-key': newKey() }, payload });
+    // before its date it takes gifts
+    expect((await gift(donor, { amount: 5, card: GOOD })).statusCode).toBe(201);
+    await database.db
+      .update(campaigns)
+      .set({ executionDate: new Date(Date.now() - 60_000) })
+      .where(eq(campaigns.id, id));
+    const before = await database.db.select({ n: sql<number>`count(*)::int` }).from(donations).where(eq(donations.campaignId, id));
+    for (const [who, payload] of [
+      [donor, { amount: 5, card: GOOD }],
+      [null, { amount: 5, card: GOOD, email: 'late.guest@example.com' }],
+      [donor, { amount: 5, card: GOOD, monthly: true }],
+    ] as const) {
+      const res = await gift(who, payload);
+      expect([res.statusCode, res.json()]).toEqual([409, { error: M.campaignPast }]);
+    }
+    const viaTrpc = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: id, amount: 5, card: GOOD, idempotencyKey: newKey() });
+    expect([viaTrpc.status, viaTrpc.error?.message]).toEqual([409, M.campaignPast]);
+    expect(await database.db.select({ n: sql<number>`count(*)::int` }).from(donations).where(eq(donations.campaignId, id))).toEqual(before);
+  });
+
+  it('ends its monthly donations at the next due month instead of charging them, and tells the donor', async () => {
+    const soon = new Date(Date.now() + 86_400_000).toISOString();
+    const id = (
+      await call(app, owner, {
+        method: 'POST',
+        url: '/api/campaigns',
+        payload: { title: 'Lantern walk', goalAmount: 50, actionMode: 'donation', executionDate: soon },
+      })
+    ).json()._id as string;
+    const giver = await verifiedUser('edge_lantern');
+    const first = await call(app, giver, {
+      method: 'POST',
+      url: `/api/campaigns/${id}/donations`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { amount: 6, card: GOOD, monthly: true },
+    });
+    expect(first.statusCode).toBe(201);
+    const [sub] = await database.db.select().from(subscriptions).where(eq(subscriptions.campaignId, id));
+    const now = new Date(sub.nextChargeAt.getTime() + 60_000);
+    const run = await app.jobs.runNow(now);
+    expect(run?.counts).toMatchObject({ charged: 0, cancelled: 1 });
+    const [after] = await database.db.select().from(subscriptions).where(eq(subscriptions.id, sub.id));
+    expect(after.status).toBe('cancelled');
+    expect(await database.db.select().from(donations).where(eq(donations.subscriptionId, sub.id))).toHaveLength(1);
+    const mail = await database.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.to, giver.email), eq(emailOutbox.kind, 'monthly_donation_cancelled')));
+    expect(mail).toHaveLength(1);
+  });
+
+  it('refuses donations to a campaign that only takes supporters with 403, as documented, on both doors', async () => {
+    const id = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Tree planting', actionMode: 'support' } })).json()
+      ._id as string;
+    const rest = await call(app, donor, {
+      method: 'POST',
+      url: `/api/campaigns/${id}/donations`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { amount: 5, card: GOOD },
+    });
+    expect([rest.statusCode, rest.json()]).toEqual([403, { error: M.donationsNotAccepted }]);
+    const viaTrpc = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: id, amount: 5, card: GOOD, idempotencyKey: newKey() });
+    expect([viaTrpc.status, viaTrpc.error?.message]).toEqual([403, M.donationsNotAccepted]);
+    const doc = (await call(app, null, { method: 'GET', url: '/api/openapi.json' })).json();
+    const documented = doc.paths['/api/campaigns/{id}/donations'].post.responses;
+    expect(Object.keys(documented)).toEqual(expect.arrayContaining(['403', '409']));
   });
 });

@@ -81,6 +81,15 @@ export function periodOf(d: Date): string {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Whether a campaign's date has passed (a past campaign takes no donations or supporters). */
+const isPast = (executionDate: Date | null, now = Date.now()) => executionDate !== null && executionDate.getTime() < now;
+
+/** A campaign that takes no donations: 403 when it only takes supporters, 409 once its date has passed (as the API document says). */
+function refuseUnlessTakingDonations(c: { actionMode: string; past: boolean }): void {
+  if (c.actionMode === 'support') throw forbidden(M.donationsNotAccepted);
+  if (c.past) throw conflict(M.campaignPast);
+}
+
 function toDonationDto(d: DonationRow, receiptUrl: string): DonationDto {
   return {
     receiptUrl,
@@ -417,7 +426,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     const user = actor.user!;
     const replay = await p.existing();
     if (replay) return replay;
-    await deps.limiter.write('donation', actor);
+    await deps.limiter.payment(actor);
     const now = new Date();
     let created: DonationRow;
     try {
@@ -487,16 +496,18 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       let refusal: AppError | null = null;
       let card: string | undefined;
       if (input.monthly && !user) refusal = unauthorized(M.monthlyNeedsAccount);
+      // paying signed in needs a verified email (a guest's email gets the receipt): throwaway accounts try no cards
+      else if (user && !user.emailVerifiedAt) refusal = forbidden(M.verifyBeforeDonating);
       else if (!user && !guestEmail) refusal = badRequest(M.guestEmailRequired);
       else if (provider.collectsCardInApp) {
         const problem = input.card ? provider.checkCard?.(input.card) : M.cardRequired;
         if (problem) refusal = badRequest(problem);
         else card = input.card;
       }
-      /** The campaign's own refusals, answered before anything else: 404 unknown or hidden, 409 when it takes no donations. */
+      /** The campaign's own refusals, answered before anything else: 404 unknown or hidden, 403 when it takes no donations, 409 once its date has passed. */
       const campaignTakingDonations = async () => {
         const campaign = await visible(actor, campaignId);
-        if (campaign.actionMode === 'support') throw conflict(M.donationsNotAccepted);
+        refuseUnlessTakingDonations({ actionMode: campaign.actionMode, past: isPast(campaign.executionDate) });
         return campaign;
       };
       if (refusal) {
@@ -524,7 +535,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       // leaves a key already taken alone: then the answer is that donation's (or the 409 when the
       // request differs)
       try {
-        await deps.limiter.write('donation', actor);
+        await deps.limiter.payment(actor);
       } catch (err) {
         // the campaign's refusals first; a retry of a donation made before the budget ran out still gets its answer
         await campaignTakingDonations();
@@ -547,7 +558,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         requestHash,
       });
       if (!inserted) throw notFound(M.campaignNotFound);
-      if (inserted.actionMode === 'support') throw conflict(M.donationsNotAccepted);
+      refuseUnlessTakingDonations(inserted);
       if (!inserted.donation) {
         const replay = await existing();
         if (!replay) throw new Error('a donation idempotency key is taken, but no donation holds it');
@@ -899,7 +910,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           // claim the month: the pending donation row is the claim (its unique index keeps a second runner out)
           const claimed = await db.transaction(async (tx) => {
             const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update', { skipLocked: true });
-            if (sub?.status !== 'active' || !sub.paymentMethodRef) return null;
+            if (!sub || sub.status !== 'active' || !sub.paymentMethodRef) return null;
             if ((sub.nextRetryAt ?? sub.nextChargeAt).getTime() > now.getTime()) return null;
             const period = periodOf(sub.nextChargeAt);
             const [standing] = await tx
@@ -907,6 +918,15 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
               .from(donations)
               .where(and(eq(donations.subscriptionId, sub.id), eq(donations.period, period), ne(donations.status, 'failed')));
             if (standing) return null;
+            // a campaign whose date has passed takes no more months: the monthly donation ends, and the donor is told
+            const [c] = await tx.select({ executionDate: campaigns.executionDate }).from(campaigns).where(eq(campaigns.id, sub.campaignId));
+            if (isPast(c?.executionDate ?? null, now.getTime())) {
+              await tx
+                .update(subscriptions)
+                .set({ status: 'cancelled', cancelledAt: now, nextRetryAt: null, updatedAt: now })
+                .where(eq(subscriptions.id, sub.id));
+              return { ended: true as const, sub };
+            }
             const [d] = await tx
               .insert(donations)
               .values({
@@ -923,9 +943,14 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
               })
               .onConflictDoNothing()
               .returning();
-            return d ? { d, sub } : null;
+            return d ? { ended: false as const, d, sub } : null;
           });
           if (!claimed) continue;
+          if (claimed.ended) {
+            counts.cancelled += 1;
+            await announceCancelled(claimed.sub);
+            continue;
+          }
           counts.charged += 1;
           const email = (await donorEmail(claimed.d)) ?? '';
           let result: ChargeResult;

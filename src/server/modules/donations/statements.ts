@@ -139,7 +139,8 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  * the messages need). One row when the campaign is there: the donation's columns (all null
  * when nothing was inserted: the campaign takes no donations, or the idempotency key is taken,
  * and then the caller reads that donation and answers as for it), then the campaign's action
- * mode, title and owner's email; no row when the campaign is unknown or hidden from the donor.
+ * mode, title, owner's email and whether its date has passed (a past campaign takes no
+ * donations either); no row when the campaign is unknown or hidden from the donor.
  * The transaction's commit waits for the disk unless $11 says 'off' (set_config's local setting
  * lasts until the statement's own commit): see PaymentProvider.inProcess.
  * $1 campaign, $2 whether the donor may see adult campaigns, $3 donor account or null, $4 guest
@@ -149,17 +150,17 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  */
 const INSERT_PENDING = `
 with c as (
-  select c.id, c.currency, c.action_mode, c.title, o.email as owner_email
+  select c.id, c.currency, c.action_mode, c.title, o.email as owner_email, coalesce(c.execution_date < now(), false) as past
     from campaigns c
     join users o on o.id = c.owner_id
    where c.id = $1::uuid and ($2::boolean or c.type <> 'adult')
 ), d as (
   insert into donations (id, campaign_id, donor_id, donor_email, amount, currency, provider, provider_ref, idempotency_key, request_hash)
-  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support'
+  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support' and not c.past
   on conflict (idempotency_key) do nothing
   returning *
 )
-select ${cols('d')}, c.action_mode, c.title, c.owner_email, set_config('synchronous_commit', $11, true)
+select ${cols('d')}, c.action_mode, c.title, c.owner_email, c.past, set_config('synchronous_commit', $11, true)
   from c left join d on true`;
 
 export function donationStatements(db: Db) {
@@ -203,7 +204,7 @@ export function donationStatements(db: Db) {
       providerRef: string | null;
       /** Whether the commit may return before it is on disk (PaymentProvider.inProcess). */
       asyncCommit: boolean;
-    }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string } | null> {
+    }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string; past: boolean } | null> {
       const params = [
         p.campaignId,
         p.adult,
@@ -225,6 +226,7 @@ export function donationStatements(db: Db) {
         actionMode: row[width] as string,
         title: row[width + 1] as string,
         ownerEmail: row[width + 2] as string,
+        past: row[width + 3] === true,
       };
     },
     async started(donationId: string, providerRef: string, checkoutUrl: string | null): Promise<DonationRow> {
