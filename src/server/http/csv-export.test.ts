@@ -81,3 +81,66 @@ describe('a CSV export', () => {
     expect(logged.filter((l) => (l.res?.statusCode ?? 0) >= 500)).toEqual([]);
   });
 });
+
+/** Every cell a reader gets that cuts each line of `csv` on `separator`, quotes ignored: stripped of spaces and quotes around it. */
+const cellsSplitOn = (csv: string, separator: string) =>
+  csv
+    .split(/\r\n|\r|\n/)
+    .flatMap((line) => line.split(separator))
+    .map((cell) => cell.replace(/^[\s"]+|[\s"]+$/g, ''));
+
+/** The records of an RFC 4180 document, each field with whether it was quoted. */
+function records(csv: string): { text: string; quoted: boolean }[][] {
+  const rows: { text: string; quoted: boolean }[][] = [];
+  let row: { text: string; quoted: boolean }[] = [];
+  let i = 0;
+  while (i < csv.length) {
+    let text = '';
+    const quoted = csv[i] === '"';
+    if (quoted) {
+      i++;
+      while (i < csv.length && !(csv[i] === '"' && csv[i + 1] !== '"')) {
+        text += csv[i];
+        i += csv[i] === '"' ? 2 : 1;
+      }
+      i++;
+    } else while (i < csv.length && csv[i] !== ',' && csv[i] !== '\r') text += csv[i++];
+    row.push({ text, quoted });
+    if (csv[i] === ',') i++;
+    else {
+      expect(csv.slice(i, i + 2)).toBe('\r\n');
+      i += 2;
+      rows.push(row);
+      row = [];
+    }
+  }
+  return rows;
+}
+
+describe('a CSV export in any spreadsheet', () => {
+  it.each(EXPORTS)('of the %s quotes every field, and no cell cut on a comma, a semicolon or a tab starts a formula', async (what) => {
+    const { body } = await exportOf(what);
+    const rows = records(body);
+    expect(rows).toHaveLength(HOSTILE_NAMES.length + 1);
+    for (const separator of [',', ';', '\t']) {
+      const cells = cellsSplitOn(body, separator);
+      expect(cells.length).toBeGreaterThan(rows.length);
+      expect(cells.filter((cell) => /^[=+\-@]/.test(cell))).toEqual([]);
+    }
+    for (const row of rows) for (const field of row) expect(field.quoted, `${field.text} is not quoted`).toBe(true);
+
+    // every name is still there to read, a ' before each character that would start a formula
+    const column = rows[0].findIndex((f) => f.text === (what === 'donations' ? 'donor' : 'name'));
+    const names = rows.slice(1).map((r) => r[column].text);
+    expect(names.sort()).toEqual(
+      [`'=HYPERLINK("http://evil.example","click")`, `Ann;'=1+2`, `Bob\t'@SUM(A1:A9)`, `Cy,'-3+4`, `Di; "'+5`, `Ed\n'=cmd|"/c calc"!A1`, `"'=quoted"`].sort(),
+    );
+  });
+
+  it('of the donations writes its own values as they are', async () => {
+    const rows = records((await exportOf('donations')).body);
+    expect(rows[0].map((f) => f.text)).toEqual(['date', 'donor', 'amount', 'currency', 'status', 'monthly', 'id']);
+    expect(rows.slice(1).map((r) => r.slice(2, 6).map((f) => f.text))).toContainEqual(['5.00', 'USD', 'succeeded', 'no']);
+    expect(rows.slice(1).every((r) => !Number.isNaN(Date.parse(r[0].text)))).toBe(true);
+  });
+});

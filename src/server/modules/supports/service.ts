@@ -7,7 +7,7 @@ import { campaignReminders, campaigns, oneTimeTokens, supports, users } from '..
 import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, forbidden } from '../../lib/errors';
 import { visibleCampaign } from '../../lib/campaign-access';
-import { csvDocument, csvField, csvFilename } from '../../lib/csv';
+import { csvDocument, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { isAdmin } from '../../../shared/roles';
 import { supportTemplates } from '../../mail/support-templates';
@@ -139,17 +139,17 @@ export function createSupportsService(deps: Deps) {
 
     /** Every confirmed supporter as CSV (the owner's export). */
     async csv(actor: Actor, campaignId: string): Promise<{ filename: string; csv: string }> {
-      const lines: string[] = [];
+      const lines: string[][] = [];
       let cursor: string | undefined;
       let title = 'campaign';
       for (;;) {
         const page = await service.list(actor, campaignId, { limit: 100, cursor, format: 'csv' });
         title = page.title;
-        for (const r of page.items) lines.push([r.confirmedAt.toISOString(), csvField(r.name), csvField(r.email ?? '')].join(','));
+        for (const r of page.items) lines.push([r.confirmedAt.toISOString(), r.name, r.email ?? '']);
         if (!page.nextCursor) break;
         cursor = page.nextCursor;
       }
-      return { filename: csvFilename('supporters', title), csv: csvDocument('confirmed,name,email', lines) };
+      return { filename: csvFilename('supporters', title), csv: csvDocument(['confirmed', 'name', 'email'], lines) };
     },
 
     /**

@@ -177,10 +177,10 @@ describe('the owner’s supporters list', () => {
     const csv = await call(app, owner, { method: 'GET', url: `${url}?format=csv` });
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = csv.body.trim().split('\r\n');
-    expect(lines[0]).toBe('confirmed,name,email');
+    expect(lines[0]).toBe('"confirmed","name","email"');
     expect(lines.slice(1).map((l) => l.split(',').slice(1))).toEqual([
-      ['Guest', 'j***@example.com'],
-      ['s_fan', ''],
+      ['"Guest"', '"j***@example.com"'],
+      ['"s_fan"', '""'],
     ]);
     expect(csv.body).not.toContain('unconfirmed');
   });
