@@ -159,6 +159,21 @@ export async function tokenFromEmail(db: Database, to: string, kind: 'verify_ema
   return m[1];
 }
 
+/** Verifies an account's email through the link the app emailed it (paying signed in needs it). */
+export async function verifyEmail(app: FastifyInstance, db: Database, email: string): Promise<void> {
+  const token = await tokenFromEmail(db, email, 'verify_email');
+  const res = await call(app, { ip: freshIp() }, { method: 'GET', url: `/api/auth/verify-email/${token}` });
+  if (res.statusCode !== 200) throw new Error(`verify-email failed: ${res.statusCode} ${res.body}`);
+}
+
+/** Registers, verifies the email through the emailed link and signs in: a bearer-token client who may donate. */
+export async function signUpVerified(app: FastifyInstance, db: Database, p: { email?: string; username?: string; password?: string } = {}) {
+  const email = await register(app, p);
+  await verifyEmail(app, db, email);
+  const c = await login(app, email, p.password ?? PASSWORD);
+  return { email, token: c.token, userId: c.userId, ip: c.ip };
+}
+
 /** A tRPC call over HTTP as the browser makes it (superjson-wrapped input). */
 export async function trpc(app: FastifyInstance, who: Client | null, kind: 'query' | 'mutation', path: string, input?: unknown) {
   const wrapped = input === undefined ? undefined : { json: input };

@@ -297,6 +297,10 @@ export const M = {
   disputeAlreadyOpen: 'You already have an open dispute about this.',
   disputeClosed: 'This dispute is closed: a resolved or rejected dispute cannot be changed.',
   payoutsOnHold: 'Payouts of this campaign are on hold while an admin reviews a dispute about them.',
+
+  // Payment attempts: a verified email to pay signed in, and budgets against card testing
+  verifyBeforeDonating: 'Please verify your email address before donating.',
+  tooManyPaymentAttempts: 'Too many payment attempts. Please wait a while and try again.',
 } as const;
 
 export type MessageKey = keyof typeof M;

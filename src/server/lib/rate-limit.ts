@@ -50,13 +50,32 @@ export const WRITE_BUDGETS = {
     { limit: 10, windowMs: HOUR },
     { limit: 30, windowMs: DAY },
   ],
-  // payment attempts: also what keeps a stolen-card tester from trying cards here
-  donation: [
+} satisfies Record<string, Budget[]>;
+export type WriteKind = keyof typeof WRITE_BUDGETS;
+
+/**
+ * Payment attempts (a donation, once or monthly: each may reach the payment provider with a
+ * card). Unlike the other writes, an attempt spends its address's budget whoever is signed in,
+ * as well as its account's, so that new accounts from one address get no more card tries
+ * between them than one guest: what stops a card tester who signs up throwaway accounts.
+ * Where the provider tells which card it is (a fingerprint), the card has a budget of its own
+ * across every account and address. A family behind one address giving a few times an hour is
+ * far inside them.
+ */
+export const PAYMENT_BUDGETS = {
+  address: [
     { limit: 10, windowMs: HOUR },
     { limit: 50, windowMs: DAY },
   ],
+  account: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 50, windowMs: DAY },
+  ],
+  card: [
+    { limit: 5, windowMs: HOUR },
+    { limit: 20, windowMs: DAY },
+  ],
 } satisfies Record<string, Budget[]>;
-export type WriteKind = keyof typeof WRITE_BUDGETS;
 
 export interface RateLimiter {
   /** Counts one attempt under each key; throws a 429 AppError when any key is over its limit. */
@@ -65,18 +84,23 @@ export interface RateLimiter {
   spend(key: string, budgets: readonly Budget[], amount?: number): Promise<void>;
   /** One write of this kind by this actor: per account when signed in, per address otherwise. */
   write(kind: WriteKind, actor: Actor): Promise<void>;
+  /**
+   * One payment attempt by this actor: spends its address's budget and, signed in, its
+   * account's, and the card's when the provider gives its fingerprint (`card`).
+   */
+  payment(actor: Actor, opts?: { card?: string | null }): Promise<void>;
 }
 
 /**
  * Fixed windows kept in Postgres, so every app process shares the counts and they survive a
  * restart. `perMinute` is the budget of the sign-in and email calls (`hit`); 0 turns every
- * limit off. `writes: false` turns off the write budgets alone.
+ * limit off. `writes: false` turns off the write and payment budgets alone.
  */
 export function createRateLimiter(db: DbOrTx, perMinute: number, opts: { windowMs?: number; writes?: boolean } = {}): RateLimiter {
   const windowMs = opts.windowMs ?? MINUTE;
   const writesOn = perMinute > 0 && opts.writes !== false;
 
-  async function count(key: string, limit: number, window: number, amount: number): Promise<void> {
+  async function count(key: string, limit: number, window: number, amount: number, message?: string): Promise<void> {
     const result = await db.execute(sql`
       insert into rate_limits (key, window_start, count) values (${key}, now(), ${amount})
       on conflict (key) do update set
@@ -89,7 +113,7 @@ export function createRateLimiter(db: DbOrTx, perMinute: number, opts: { windowM
     if (row && Number(row.count) > limit) {
       const elapsed = Date.now() - Number(row.start_ms);
       const retryAfter = Math.max(1, Math.ceil((window - elapsed) / 1000));
-      throw new AppError('TOO_MANY_REQUESTS', window > MINUTE ? M.tooManyWrites : M.tooManyRequests, retryAfter);
+      throw new AppError('TOO_MANY_REQUESTS', message ?? (window > MINUTE ? M.tooManyWrites : M.tooManyRequests), retryAfter);
     }
   }
 
@@ -105,6 +129,16 @@ export function createRateLimiter(db: DbOrTx, perMinute: number, opts: { windowM
     write(kind, actor) {
       const who = actor.user ? `u:${actor.user.id}` : `ip:${actor.ip}`;
       return limiter.spend(`write:${kind}:${who}`, WRITE_BUDGETS[kind]);
+    },
+    async payment(actor, opts = {}) {
+      if (!writesOn) return;
+      const spend = async (key: string, budgets: readonly Budget[]) => {
+        for (const b of budgets) await count(`payment:${key}:${b.windowMs}`, b.limit, b.windowMs, 1, M.tooManyPaymentAttempts);
+      };
+      // the address first: past its budget, an attempt spends nothing of the account's or the card's
+      await spend(`ip:${actor.ip}`, PAYMENT_BUDGETS.address);
+      if (actor.user) await spend(`u:${actor.user.id}`, PAYMENT_BUDGETS.account);
+      if (opts.card) await spend(`card:${opts.card}`, PAYMENT_BUDGETS.card);
     },
   };
   return limiter;

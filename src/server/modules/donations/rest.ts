@@ -38,10 +38,10 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     errors: {
       401: 'A monthly donation needs a signed-in donor',
       402: 'The card was declined',
-      403: 'Donations are not open for this campaign',
+      403: 'Donations are not open for this campaign, or the signed-in donor has not verified their email',
       404: 'Campaign not found',
       409: 'The campaign has ended, or the Idempotency-Key was used for another donation',
-      429: 'Donation budget spent (`Retry-After`)',
+      429: 'Payment attempts of this address, account or card spent (`Retry-After`)',
     },
     idempotencyKey: 'required',
     params: IdParams,
