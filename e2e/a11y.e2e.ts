@@ -36,6 +36,7 @@ beforeAll(async () => {
   const admin = await signUp(h.app, { username: 'axe_admin' });
   adminEmail = admin.email;
   await setAdmin(h.database.db, adminEmail, true);
+  await h.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, admin.userId));
 
   const campaign = await call(h.app, owner, {
     method: 'POST',
@@ -61,7 +62,7 @@ beforeAll(async () => {
   ids.donation = (donation.json() as { _id: string })._id;
   const comment = await call(h.app, owner, { method: 'POST', url: `/api/campaigns/${ids.campaign}/comments`, payload: { text: 'Thanks for looking.' } });
   expect(comment.statusCode).toBe(201);
-  // a payout the admin reviews, a dispute about it, and favorites of each kind
+  // a payout the admin reviews, disputes (one holding that payout), and favorites of each kind
   const payout = await call(h.app, owner, {
     method: 'POST',
     url: `/api/campaigns/${ids.campaign}/payouts`,
@@ -74,6 +75,13 @@ beforeAll(async () => {
     payload: { campaignId: ids.campaign, type: 'other', reason: 'Checking the screens', details: 'Nothing wrong.' },
   });
   expect(dispute.statusCode).toBe(201);
+  // the admin (who gave to the campaign) holds that payout, so the owner's Funds show a hold
+  const hold = await call(h.app, admin, {
+    method: 'POST',
+    url: '/api/disputes',
+    payload: { campaignId: ids.campaign, type: 'payout', payoutId: (payout.json() as { _id: string })._id, reason: 'Checking the hold' },
+  });
+  expect(hold.statusCode).toBe(201);
   for (const [targetType, targetId] of [
     ['campaign', ids.campaign],
     ['project', ids.project],

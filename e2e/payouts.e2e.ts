@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -11,10 +12,12 @@ import { countRequests, settle, startHarness, watchText, type Harness } from './
  * Payouts and disputes through the screens: the owner (email verified) reads the Funds panel of a
  * campaign that got a donation, sees the fee and the net before requesting a payout and the
  * pending payout after; a supporter raises a dispute from the receipt's modal and from
- * /disputes/new and finds both in /myDisputes. The tests run in order and share one campaign.
+ * /disputes/new and finds both in /myDisputes; that last one is about the campaign's payouts, so
+ * the owner then finds them on hold in the Funds panel, with the reason, and no request form.
+ * The tests run in order and share one campaign.
  *
- * E2E_SCREENSHOT_DIR=/some/dir also saves the Funds panel, the dialog, /disputes/new and
- * /myDisputes at 320 and 1280 px.
+ * E2E_SCREENSHOT_DIR=/some/dir also saves the Funds panel, the dialog, /disputes/new,
+ * /myDisputes and the held Funds panel at 320 and 1280 px.
  */
 
 let h: Harness;
@@ -87,8 +90,8 @@ describe('payouts and disputes', () => {
   beforeAll(async () => {
     owner = await signUp(h.app, { username: 'garden_keeper' });
     supporter = await signUp(h.app, { username: 'seed_giver' });
-    // the owner's email is verified (as the link in the outbox would do)
-    await h.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, owner.userId));
+    // the owner's and the supporter's emails are verified (as the link in the outbox would do)
+    for (const who of [owner, supporter]) await h.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, who.userId));
     const res = await call(h.app, owner, {
       method: 'POST',
       url: '/api/campaigns',
@@ -270,5 +273,33 @@ describe('payouts and disputes', () => {
     expect(first.slice(0, 5)).toEqual([TITLE, 'Other', 'The garden plan changed', 'None', 'Open']);
     await rows.nth(0).getByRole('link', { name: TITLE }).waitFor();
     await shootBoth(page, 'my-disputes');
+  });
+
+  it('the owner finds the payouts on hold with the reason, and no request form, while the dispute is open', async () => {
+    const { page } = await h.newPage();
+    await logIn(page, owner.email);
+    await page.goto(`/campaigns/${campaignId}`);
+    const panel = funds(page);
+    const holds = panel.getByRole('region', { name: 'Payouts on hold' });
+    await holds.waitFor();
+    const text = await holds.innerText();
+    expect(text).toContain('no payout can be requested or approved until it is settled');
+    expect(text).toContain('Reason given: Payout went to the wrong account');
+    expect(text).toContain('An admin will review it.');
+    // who raised it is not shown
+    expect(text).not.toContain('seed_giver');
+    // no form while the payouts are held; the pending payout says why it waits
+    await panel.getByText('You can request a payout again once an admin has settled the dispute.').waitFor();
+    expect(await panel.getByRole('button', { name: 'Request payout' }).count()).toBe(0);
+    const row = panel.getByRole('region', { name: 'Payouts', exact: true }).locator('tbody tr');
+    await expect.poll(() => row.count()).toBe(1);
+    expect((await row.first().locator('th, td').allInnerTexts()).slice(1)).toEqual(['Pending', '$20.00', '$1.00', '$19.00', 'On hold: disputed']);
+    for (const width of [1280, 320]) {
+      await page.setViewportSize({ width, height: 900 });
+      await settle(page);
+      const axe = await new AxeBuilder({ page }).include('.funds-panel').withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa']).analyze();
+      expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    }
+    await shootBoth(page, 'funds-panel-held');
   });
 });

@@ -3,13 +3,13 @@ import { DEFAULT_REJECTION_REASON, type Currency } from '../../../shared/constan
 import { M } from '../../../shared/messages';
 import { CURRENCY_SYMBOL, formatMoney, toMajor } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { PayoutRequestInput, type BalanceDto, type PayoutDto } from '../../../shared/schemas/payouts';
+import { PayoutRequestInput, type BalanceDto, type PayoutDto, type PayoutHoldDto } from '../../../shared/schemas/payouts';
 import { useSession } from '../../auth/useSession';
 import { Field, FieldError } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { nextPageParam, PagedTable } from '../../components/PagedTable';
-import { formatDateTime } from '../../lib/dates';
+import { formatDate, formatDateTime } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { validate, type FieldErrors } from '../../lib/forms';
 import { newIdempotencyKey } from '../../lib/idempotency';
@@ -44,8 +44,10 @@ function feeOf(cents: number, feeRate: number): number {
 
 /**
  * A campaign's Funds, for its owner and admins: raised, refunded, paid out, pending and
- * available; the owner's "Request payout" form (a PayPal email and an amount, everything
- * available by default, with the fee and the net shown before sending); the payout history.
+ * available; the disputes holding its payouts, if any (each with its reason, and that an admin
+ * reviews it); the owner's "Request payout" form (a PayPal email and an amount, everything
+ * available by default, with the fee and the net shown before sending; in its place a line
+ * saying why while a dispute holds all of the campaign's payouts); the payout history.
  * Renders nothing for anyone else.
  */
 /** The owner's (and admins') Funds panel; `nested` where it sits under a heading of its own list (/myCampaigns). */
@@ -69,12 +71,50 @@ function Funds({ campaignId, canRequest, nested }: { campaignId: string; canRequ
       ) : balance.isError ? (
         <Notice kind="error">{errorMessage(balance.error, M.requestFailed)}</Notice>
       ) : (
-        <div className="funds-grid">
-          <BalanceFigures b={balance.data} />
-          {canRequest && <PayoutForm campaignId={campaignId} balance={balance.data} />}
-        </div>
+        <>
+          <Holds holds={balance.data.holds} />
+          <div className="funds-grid">
+            <BalanceFigures b={balance.data} />
+            {canRequest && <PayoutForm campaignId={campaignId} balance={balance.data} />}
+          </div>
+        </>
       )}
-      <PayoutHistory campaignId={campaignId} />
+      <PayoutHistory campaignId={campaignId} isHeld={heldBy(balance.data?.holds ?? [])} />
+    </section>
+  );
+}
+
+/** Whether a pending payout is held: by a dispute about all of the campaign's payouts, or about that one. */
+function heldBy(holds: PayoutHoldDto[]): (payoutId: string) => boolean {
+  const all = holds.some((h) => h.payoutId === null);
+  const one = new Set(holds.map((h) => h.payoutId));
+  return (payoutId) => all || one.has(payoutId);
+}
+
+/** The disputes holding the campaign's payouts: what they hold, the reason given, since when, and that an admin reviews them. */
+function Holds({ holds }: { holds: PayoutHoldDto[] }) {
+  const headingId = useId();
+  if (holds.length === 0) return null;
+  return (
+    <section className="funds-holds" aria-labelledby={headingId}>
+      <h3 id={headingId}>Payouts on hold</h3>
+      <ul>
+        {holds.map((h) => (
+          <li key={`${h.payoutId ?? 'all'}-${new Date(h.since).getTime()}`}>
+            <p>
+              {h.payoutId === null
+                ? 'A dispute was raised about this campaign’s payouts: no payout can be requested or approved until it is settled.'
+                : 'A dispute was raised about one of your pending payouts (marked “On hold” below): it cannot be approved until the dispute is settled.'}
+            </p>
+            <p>
+              <span className="funds-hold-label">Reason given:</span> {h.reason}
+            </p>
+            <p className="muted">
+              Raised {formatDate(new Date(h.since))}. {h.status === 'under_review' ? 'An admin is reviewing it.' : 'An admin will review it.'}
+            </p>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
@@ -129,6 +169,9 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
     setFocusFor(null);
   }, [focusFor, request.isPending]);
 
+  if (balance.holds.some((h) => h.payoutId === null) && !done) {
+    return <p className="muted funds-nothing">You can request a payout again once an admin has settled the dispute.</p>;
+  }
   if (balance.available <= 0 && !done) {
     return <p className="muted funds-nothing">{M.nothingToPayOut}.</p>;
   }
@@ -165,6 +208,8 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
         },
         onError(err) {
           if (httpStatus(err) !== undefined) attempt.current = null;
+          // a refusal may come from a dispute raised since the balance was read: show its hold
+          if (httpStatus(err) === 409) void utils.payouts.balance.invalidate({ campaignId });
           const field = httpStatus(err) !== undefined ? FIELD_OF[err.message] : undefined;
           if (field) fail({ [field]: err.message });
           else fail({ form: httpStatus(err) === undefined ? CONNECTION_LOST : errorMessage(err, M.requestFailed) });
@@ -235,7 +280,7 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
   );
 }
 
-function PayoutHistory({ campaignId }: { campaignId: string }) {
+function PayoutHistory({ campaignId, isHeld }: { campaignId: string; isHeld: (payoutId: string) => boolean }) {
   const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
   const headingId = useId();
   return (
@@ -270,7 +315,9 @@ function PayoutHistory({ campaignId }: { campaignId: string }) {
                 ? (p.rejectReason ?? DEFAULT_REJECTION_REASON)
                 : p.status === 'paid' && p.decidedAt
                   ? `Paid ${formatDateTime(p.decidedAt)}`
-                  : ''}
+                  : p.status === 'pending' && isHeld(p._id)
+                    ? 'On hold: disputed'
+                    : ''}
             </td>
           </tr>
         )}
