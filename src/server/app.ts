@@ -12,7 +12,7 @@ import { registerErrorHandler } from './http/errors';
 import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
 import type { RestRouteMeta } from './http/rest';
-import { isApiUrl, MAX_PARAM_LENGTH, registerSecurityHeaders, securityHeaders } from './http/security';
+import { isApiUrl, MAX_PARAM_LENGTH, normalizeUrl, registerSecurityHeaders, securityHeaders } from './http/security';
 import { dataDirKey } from './lib/keys';
 import { createRateLimiter } from './lib/rate-limit';
 import { createMailer, type Mailer } from './mail/mailer';
@@ -105,6 +105,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     },
     // a tRPC batch puts every procedure name into one path parameter
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // `/%61pi/...` is `/api/...` for the router and for every hook that reads the URL (security.ts)
+    rewriteUrl: (req) => normalizeUrl(req.url ?? '/'),
     // a path segment over that length, or a path that is not valid percent-encoding: the app's own
     // error answer (Fastify's repeats the whole path back, thousands of characters)
     // (these answers skip the hooks, so the security headers are set here)

@@ -42,7 +42,7 @@ function decodedPath(url: string): string {
 function wantsPage(req: FastifyRequest): boolean {
   const url = req.url;
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-  if (url.startsWith('/api/') || url === '/api' || url.startsWith('/trpc/') || url.startsWith('/uploads/')) return false;
+  if (isApiUrl(url) || url.startsWith('/uploads/')) return false;
   if (url.startsWith('/assets/') || isSourceMapPath(decodedPath(url))) return false;
   return true;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { M } from '../../shared/messages';
 import { AppError } from '../lib/errors';
-import { isApiUrl } from './security';
+import { apiDoorOf, isApiUrl } from './security';
 
 /** What one client address has under way: requests being handled, waiting their turn, and waiting for its budget. */
 interface AddressState {
@@ -48,8 +48,8 @@ const RETRY_AFTER_S = 1;
  * the client's upstream takes, and would hold a turn of their address all that time.
  */
 function isUpload(req: FastifyRequest): boolean {
-  if (req.url.startsWith('/api/upload/')) return true;
-  return req.url.startsWith('/trpc/') && (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
+  if (req.routeOptions.url?.startsWith('/api/upload/')) return true;
+  return apiDoorOf(req.url) === 'trpc' && (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 }
 
 /**

@@ -11,9 +11,11 @@ import { appRouter } from '../trpc/router';
  * Every REST route under /api and every tRPC procedure, called with inputs generated from its
  * own zod schemas (through their JSON Schema, input side), with hostile values in every string
  * (NUL, lone surrogates, 1 MB, bidi marks, impossible dates), number and date field, signed out
- * and signed in. Whatever arrives: never a 5xx, and a 4xx stores nothing (a row trigger on every
- * table counts writes; tables that a refused request may legitimately touch are left out:
- * rate-limit counters, session activity, the mail outbox and its tokens).
+ * and signed in, often at a path whose letters are percent-encoded (`/%61pi/...`). Whatever
+ * arrives: never a 5xx, always `Cache-Control: no-store`, and a 4xx stores nothing (a row trigger
+ * on every table counts writes; tables that a refused request may legitimately touch are left
+ * out: rate-limit counters, session activity, the mail outbox and its tokens). A read at an
+ * encoded path answers as the same read at the plain path.
  *
  * Bounded by count: RUNS inputs per route and identity, with small generated sizes.
  */
@@ -206,13 +208,37 @@ function fillPath(url: string, params: unknown): string {
   });
 }
 
+/**
+ * The path of `url` with some of its unreserved characters percent-encoded, as `picks` says (one
+ * number per character, in turn): 0 leaves it, 1 and 2 encode it in lower or upper case hex, 3
+ * encodes the escape's last digit too (`%7%34` for `t`). The door's first letter is always encoded.
+ */
+function encodePath(url: string, picks: number[]): string {
+  const end = url.search(/[?#]/);
+  const path = end < 0 ? url : url.slice(0, end);
+  let out = '';
+  for (const [i, ch] of [...path].entries()) {
+    const pick = i === 1 ? Math.max(1, picks[i % picks.length]) : picks[i % picks.length];
+    if (!/^[A-Za-z0-9\-._~]$/.test(ch) || pick === 0) {
+      out += ch;
+      continue;
+    }
+    const hex = ch.charCodeAt(0).toString(16);
+    const cased = pick === 2 ? hex.toUpperCase() : hex;
+    out += pick === 3 ? `%${cased[0]}%${cased.charCodeAt(1).toString(16)}` : `%${cased}`;
+  }
+  return out + (end < 0 ? '' : url.slice(end));
+}
+const encoding = fc.option(fc.array(fc.nat(3), { minLength: 1, maxLength: 12 }), { freq: 2 });
+
 const pathParam = fc.oneof(fc.constantFrom(...['a\u0000b', '\ud800', '%00', '', 'x'.repeat(300), '0000-01-01']), fc.string({ maxLength: 8 }));
 
-/** One call: never a 5xx, and nothing stored when refused. */
-async function expectSafe(where: string, run: () => Promise<{ status: number; body: string }>) {
+/** One call: never a 5xx, never kept by a cache, and nothing stored when refused. */
+async function expectSafe(where: string, run: () => Promise<{ status: number; body: string; headers: Record<string, unknown> }>) {
   const before = await writes();
-  const { status, body } = await run();
+  const { status, body, headers } = await run();
   expect(status, `${where} answered ${status}: ${body.slice(0, 300)}`).toBeLessThan(500);
+  expect(headers['cache-control'], `${where} answered ${status} without no-store`).toBe('no-store');
   if (status >= 400) expect(await writes(), `${where} answered ${status} but stored something: ${body.slice(0, 300)}`).toBe(before);
 }
 
@@ -237,19 +263,24 @@ describe('hostile input on every call', () => {
             },
           )
         : fc.constant({});
-      const input = fc.record({ params, query: schemaValue(rest?.query), body: rest?.body ? schemaValue(rest.body) : anything });
+      const input = fc.record({ params, query: schemaValue(rest?.query), body: rest?.body ? schemaValue(rest.body) : anything, encoding });
       for (const [who, client] of identities()) {
         await fc.assert(
-          fc.asyncProperty(input, async ({ params: p, query, body }) => {
-            const url = fillPath(route.url, p) + queryString(query);
+          fc.asyncProperty(input, async ({ params: p, query, body, encoding: picks }) => {
+            const plain = fillPath(route.url, p) + queryString(query);
+            const url = picks ? encodePath(plain, picks) : plain;
             const hasBody = route.method !== 'GET' && route.method !== 'DELETE' ? true : body !== undefined && route.method === 'DELETE';
-            await expectSafe(`${route.method} ${url.slice(0, 120)} (${who})`, async () => {
-              const res = await call(app, client ? { ...client } : { ip: '127.0.0.1' }, {
+            const send = (to: string) =>
+              call(app, client ? { ...client } : { ip: '127.0.0.1' }, {
                 method: route.method as 'GET',
-                url,
+                url: to,
                 ...(hasBody ? { payload: JSON.stringify(body ?? null), headers: { 'content-type': 'application/json' } } : {}),
               });
-              return { status: res.statusCode, body: res.body };
+            await expectSafe(`${route.method} ${url.slice(0, 120)} (${who})`, async () => {
+              const res = await send(url);
+              if (picks && route.method === 'GET')
+                expect(res.statusCode, `${url.slice(0, 120)} (${who}) and its plain path`).toBe((await send(plain)).statusCode);
+              return { status: res.statusCode, body: res.body, headers: res.headers };
             });
           }),
           { numRuns: RUNS },
@@ -269,18 +300,23 @@ describe('hostile input on every call', () => {
       const kind = def.type === 'query' ? 'query' : 'mutation';
       for (const [who, client] of identities()) {
         await fc.assert(
-          fc.asyncProperty(input, async (value) => {
-            await expectSafe(`${kind} ${name} (${who})`, async () => {
+          fc.asyncProperty(input, encoding, async (value, picks) => {
+            const plain = `/trpc/${name}`;
+            const path = picks ? encodePath(plain, picks) : plain;
+            await expectSafe(`${kind} ${path} (${who})`, async () => {
               // as the browser's client sends it: superjson's {json} wrapper, GET for queries
               const wrapped = value === undefined ? undefined : JSON.stringify({ json: value });
-              const res = await call(
-                app,
-                client ? { ...client } : { ip: '127.0.0.1' },
-                kind === 'query'
-                  ? { method: 'GET', url: `/trpc/${name}${wrapped ? `?input=${encode(wrapped)}` : ''}` }
-                  : { method: 'POST', url: `/trpc/${name}`, payload: wrapped ?? '{}', headers: { 'content-type': 'application/json' } },
-              );
-              return { status: res.statusCode, body: res.body };
+              const send = (to: string) =>
+                call(
+                  app,
+                  client ? { ...client } : { ip: '127.0.0.1' },
+                  kind === 'query'
+                    ? { method: 'GET', url: `${to}${wrapped ? `?input=${encode(wrapped)}` : ''}` }
+                    : { method: 'POST', url: to, payload: wrapped ?? '{}', headers: { 'content-type': 'application/json' } },
+                );
+              const res = await send(path);
+              if (picks && kind === 'query') expect(res.statusCode, `${path} (${who}) and its plain path`).toBe((await send(plain)).statusCode);
+              return { status: res.statusCode, body: res.body, headers: res.headers };
             });
           }),
           { numRuns: RUNS },

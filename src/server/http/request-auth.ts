@@ -4,6 +4,7 @@ import { M } from '../../shared/messages';
 import { validateSessionToken } from '../auth/session';
 import type { Actor, Deps } from '../deps';
 import { forbidden } from '../lib/errors';
+import { isApiUrl } from './security';
 import { clearSessionCookie, setSessionCookie } from './session-cookie';
 
 declare module 'fastify' {
@@ -42,8 +43,7 @@ export function registerRequestAuth(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('actor', null as unknown as Actor);
   app.addHook('onRequest', async (req, reply) => {
     req.actor = { user: null, session: null, ip: req.ip };
-    const url = req.url;
-    if (!url.startsWith('/api/') && !url.startsWith('/trpc/')) return;
+    if (!isApiUrl(req.url)) return;
 
     const unsafe = !SAFE_METHODS.has(req.method);
     const origin = req.headers.origin;

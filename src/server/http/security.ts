@@ -22,9 +22,46 @@ export const API_CACHE_CONTROL = 'no-store';
 /** The longest path parameter the router takes (a tRPC batch puts every procedure name into one); past it, 414. */
 export const MAX_PARAM_LENGTH = 5000;
 
-/** True for a URL of the REST door (/api) or the tRPC door (/trpc), with or without a query. */
+/** A percent-encoded unreserved character (RFC 3986 section 2.3: letters, digits, `-`, `.`, `_`, `~`). */
+const ENCODED_UNRESERVED = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])/g;
+
+/**
+ * A request's URL with the unreserved characters of its path decoded (`/%61pi/x` is `/api/x`,
+ * RFC 3986 section 6.2.2.2), before the router and every hook read it (app.ts, `rewriteUrl`). The
+ * router decodes them anyway; without this, a hook that looked at the URL as sent would not know
+ * `/%61pi/...` for the API, and would skip the per-address limit, `Cache-Control: no-store` or
+ * the session. Anything else stays as sent (`%2F` is not a `/`, `%25` not a `%`), as does the query.
+ * The path that comes out holds no escaped unreserved character, so the router's own decoding
+ * cannot make it name another door.
+ */
+export function normalizeUrl(url: string): string {
+  const end = url.search(/[?#]/);
+  const path = end < 0 ? url : url.slice(0, end);
+  if (!path.includes('%')) return url;
+  // until none is left: a decoded digit may complete another escape (`%7%34` is `%74`, then `t`),
+  // which the router would decode in turn
+  let decoded = path;
+  for (let before = ''; before !== decoded; ) {
+    before = decoded;
+    decoded = decoded.replace(ENCODED_UNRESERVED, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16)));
+  }
+  return decoded + (end < 0 ? '' : url.slice(end));
+}
+
+/**
+ * Which API door a request's URL goes to: the REST door (/api) or the tRPC door (/trpc), with or
+ * without a path or query after it; null for pages and files. The one test of a URL for its door:
+ * the security headers, the per-address limit, the session and the upload limits all ask it, of
+ * the URL as `normalizeUrl` left it (the path the router routes).
+ */
+export function apiDoorOf(url: string): 'api' | 'trpc' | null {
+  const m = /^\/(api|trpc)(?:[/?#]|$)/.exec(url);
+  return m ? (m[1] as 'api' | 'trpc') : null;
+}
+
+/** True for a URL of the REST door (/api) or the tRPC door (/trpc), with or without a query (`apiDoorOf`). */
 export function isApiUrl(url: string): boolean {
-  return /^\/(api|trpc)(\/|\?|$)/.test(url);
+  return apiDoorOf(url) !== null;
 }
 
 /** The headers of every answer: for pages and files, and for the two API doors (with no-store). */

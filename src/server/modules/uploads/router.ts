@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { UPLOAD_MAX_BYTES, UPLOAD_MAX_FILES } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { CampaignImageKindSchema, UploadAvatarOutput, UploadCampaignImagesOutput } from '../../../shared/schemas/uploads';
+import { apiDoorOf } from '../../http/security';
 import { AppError } from '../../lib/errors';
 import { authedProcedure, router } from '../../trpc/init';
 import { checkUploadLimits, type UploadedFile } from './service';
@@ -55,7 +56,7 @@ export const TRPC_MULTIPART_MAX_BYTES = UPLOAD_MAX_FILES * UPLOAD_MAX_BYTES + 25
  */
 export function registerTrpcUploadLimit(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
-    if (!req.url.startsWith('/trpc/')) return;
+    if (apiDoorOf(req.url) !== 'trpc') return;
     if (!req.headers['content-type']?.toLowerCase().startsWith('multipart/form-data')) return;
     const length = Number(req.headers['content-length']);
     if (!req.headers['content-length'] || !Number.isSafeInteger(length)) throw new AppError('BAD_REQUEST', M.uploadNeedsLength);
