@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PaymentProviderError, WebhookSignatureError, type PaymentProvider, type StartPayment } from './port';
+import { PaymentProviderError, WebhookPayloadError, WebhookSignatureError, type PaymentProvider, type StartPayment } from './port';
 import { createStripeProvider } from './stripe';
 
 /**
@@ -147,6 +147,79 @@ function paymentIntent(o: Partial<Record<string, unknown>> = {}) {
     ...o,
   };
 }
+
+function charge(o: Partial<Record<string, unknown>> = {}) {
+  return {
+    id: 'ch_3Paid',
+    object: 'charge',
+    amount: 2500,
+    amount_captured: 2500,
+    amount_refunded: 0,
+    captured: true,
+    created: 1_760_000_050,
+    currency: 'usd',
+    disputed: false,
+    livemode: false,
+    metadata: { donationId: 'don_1', flow: 'checkout' },
+    paid: true,
+    payment_intent: 'pi_3Paid',
+    payment_method: 'pm_1Card',
+    refunded: false,
+    status: 'succeeded',
+    ...o,
+  };
+}
+
+function balanceTransaction(o: Partial<Record<string, unknown>> = {}) {
+  return {
+    id: 'txn_1DisputeWithdrawal',
+    object: 'balance_transaction',
+    amount: -2500,
+    currency: 'usd',
+    description: 'Chargeback withdrawal for ch_3Paid',
+    fee: 1500,
+    fee_details: [{ amount: 1500, currency: 'usd', description: 'Dispute fee', type: 'stripe_fee' }],
+    net: -4000,
+    reporting_category: 'dispute',
+    status: 'available',
+    type: 'adjustment',
+    ...o,
+  };
+}
+
+function dispute(o: Partial<Record<string, unknown>> = {}) {
+  return {
+    id: 'dp_1Disputed',
+    object: 'dispute',
+    amount: 2500,
+    balance_transactions: [],
+    charge: 'ch_3Paid',
+    created: 1_760_100_000,
+    currency: 'usd',
+    is_charge_refundable: false,
+    livemode: false,
+    metadata: {},
+    payment_intent: 'pi_3Paid',
+    reason: 'fraudulent',
+    status: 'needs_response',
+    ...o,
+  };
+}
+
+function list(url: string, data: unknown[]) {
+  return { status: 200, body: { object: 'list', data, has_more: false, url } };
+}
+
+function without<T extends object>(o: T, ...keys: (keyof T)[]): Partial<T> {
+  const copy: Partial<T> = { ...o };
+  for (const k of keys) delete copy[k];
+  return copy;
+}
+
+const noSuch = (what: string, id: string) => ({
+  status: 404,
+  body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${what}: '${id}'` } },
+});
 
 function cardError(code: string, message: string, declineCode?: string) {
   return {
@@ -436,7 +509,14 @@ describe('stripe provider', () => {
     it('turns a paid checkout into payment.succeeded carrying the payment intent', async () => {
       const payload = event('checkout.session.completed', completedOneOff, 'evt_1Completed');
       const result = await provider().parseWebhook(Buffer.from(payload), signed(payload));
-      expect(result).toEqual({ eventId: 'evt_1Completed', type: 'payment.succeeded', donationId: 'don_1', providerRef: 'pi_3Paid' });
+      expect(result).toEqual({
+        eventId: 'evt_1Completed',
+        type: 'payment.succeeded',
+        donationId: 'don_1',
+        providerRef: 'pi_3Paid',
+        amount: 2500,
+        currency: 'USD',
+      });
       expect(recorded).toHaveLength(0);
     });
 
@@ -466,6 +546,9 @@ describe('stripe provider', () => {
         payment_intent: 'pi_3Monthly',
         payment_status: 'paid',
         status: 'complete',
+        amount_subtotal: 1000,
+        amount_total: 1000,
+        currency: 'eur',
       });
       const payload = event('checkout.session.completed', session, 'evt_1Monthly');
       const result = await provider().parseWebhook(Buffer.from(payload), signed(payload));
@@ -475,6 +558,8 @@ describe('stripe provider', () => {
         type: 'payment.succeeded',
         donationId: 'don_3',
         providerRef: 'pi_3Monthly',
+        amount: 1000,
+        currency: 'EUR',
         paymentMethodRef: 'cus_New1:pm_1Saved',
       });
       expect(recorded).toHaveLength(1);
@@ -540,17 +625,21 @@ describe('stripe provider', () => {
         type: 'payment.succeeded',
         donationId: 'don_1',
         providerRef: 'pi_3Paid',
+        amount: 2500,
+        currency: 'USD',
       });
     });
 
     it('turns the outcome of an off-session charge into an event', async () => {
       const p = provider();
-      const ok = event('payment_intent.succeeded', paymentIntent(), 'evt_1PiOk');
+      const ok = event('payment_intent.succeeded', paymentIntent({ amount: 1500, amount_received: 1500, currency: 'gbp' }), 'evt_1PiOk');
       expect(await p.parseWebhook(Buffer.from(ok), signed(ok))).toEqual({
         eventId: 'evt_1PiOk',
         type: 'payment.succeeded',
         donationId: 'don_2',
         providerRef: 'pi_3Off1',
+        amount: 1500,
+        currency: 'GBP',
         paymentMethodRef: 'cus_Saved1:pm_1Card',
       });
       const declined = paymentIntent({
@@ -583,11 +672,194 @@ describe('stripe provider', () => {
         event('payment_intent.payment_failed', paymentIntent({ metadata: { donationId: 'don_1', flow: 'checkout' }, status: 'requires_payment_method' })),
         // a payment intent made elsewhere on the account
         event('payment_intent.succeeded', paymentIntent({ metadata: {} })),
+        // a dispute's follow-ups: its hold starts with charge.dispute.created and ends with .closed
+        event('charge.dispute.funds_withdrawn', dispute({ balance_transactions: [balanceTransaction()] })),
+        event('charge.dispute.updated', dispute({ status: 'under_review' })),
+        event('charge.dispute.funds_reinstated', dispute({ status: 'won' })),
+        // a refund's own lifecycle: the charge's amount_refunded (charge.refunded) is what counts
+        event('charge.refund.updated', {
+          id: 're_1',
+          object: 'refund',
+          amount: 1000,
+          charge: 'ch_3Paid',
+          currency: 'usd',
+          payment_intent: 'pi_3Paid',
+          status: 'succeeded',
+        }),
+        // a charge made without a PaymentIntent, which the app never makes
+        event('charge.refunded', charge({ payment_intent: null, metadata: {}, amount_refunded: 2500, refunded: true })),
+        event('charge.dispute.created', dispute({ payment_intent: null })),
       ];
       for (const payload of ignored) {
         expect(await p.parseWebhook(Buffer.from(payload), signed(payload))).toBeNull();
       }
       expect(recorded).toHaveLength(0);
+    });
+
+    it('turns a refund, from the app or the dashboard, into payment.refunded with all refunded so far', async () => {
+      const p = provider();
+      const partial = event('charge.refunded', charge({ amount_refunded: 1000 }), 'evt_1Refunded');
+      expect(await p.parseWebhook(Buffer.from(partial), signed(partial))).toEqual({
+        eventId: 'evt_1Refunded',
+        type: 'payment.refunded',
+        donationId: 'don_1',
+        providerRef: 'pi_3Paid',
+        refundedTotal: 1000,
+        currency: 'USD',
+      });
+      // the rest refunded later, on a charge that does not carry the donation: found by its payment
+      const rest = event('charge.refunded', charge({ amount_refunded: 2500, refunded: true, metadata: {}, currency: 'eur' }), 'evt_1RefundedAll');
+      expect(await p.parseWebhook(Buffer.from(rest), signed(rest))).toEqual({
+        eventId: 'evt_1RefundedAll',
+        type: 'payment.refunded',
+        donationId: null,
+        providerRef: 'pi_3Paid',
+        refundedTotal: 2500,
+        currency: 'EUR',
+      });
+      expect(recorded).toHaveLength(0);
+    });
+
+    it('turns an opened dispute into chargeback.opened naming the payment', async () => {
+      const payload = event('charge.dispute.created', dispute({ amount: 2000, currency: 'gbp', reason: 'product_not_received' }), 'evt_1DisputeOpened');
+      expect(await provider().parseWebhook(Buffer.from(payload), signed(payload))).toEqual({
+        eventId: 'evt_1DisputeOpened',
+        type: 'chargeback.opened',
+        donationId: null,
+        providerRef: 'pi_3Paid',
+        chargebackRef: 'dp_1Disputed',
+        amount: 2000,
+        currency: 'GBP',
+        reason: 'product_not_received',
+      });
+      // the donation, when the charge comes expanded with its metadata
+      const expanded = event('charge.dispute.created', dispute({ charge: charge() }), 'evt_1DisputeExpanded');
+      expect(await provider().parseWebhook(Buffer.from(expanded), signed(expanded))).toMatchObject({ type: 'chargeback.opened', donationId: 'don_1' });
+      expect(recorded).toHaveLength(0);
+    });
+
+    it('turns a lost dispute into chargeback.closed lost with the dispute fee', async () => {
+      const payload = event('charge.dispute.closed', dispute({ status: 'lost', balance_transactions: [balanceTransaction()] }), 'evt_1DisputeLost');
+      expect(await provider().parseWebhook(Buffer.from(payload), signed(payload))).toEqual({
+        eventId: 'evt_1DisputeLost',
+        type: 'chargeback.closed',
+        donationId: null,
+        providerRef: 'pi_3Paid',
+        chargebackRef: 'dp_1Disputed',
+        outcome: 'lost',
+        amount: 2500,
+        currency: 'USD',
+        fee: 1500,
+      });
+    });
+
+    it('turns a won dispute or a closed inquiry into chargeback.closed won, with the fee net of what came back', async () => {
+      const p = provider();
+      const reinstated = balanceTransaction({ id: 'txn_1DisputeReinstated', amount: 2500, fee: -1500, net: 4000 });
+      const won = event('charge.dispute.closed', dispute({ status: 'won', balance_transactions: [balanceTransaction(), reinstated] }), 'evt_1DisputeWon');
+      expect(await p.parseWebhook(Buffer.from(won), signed(won))).toMatchObject({
+        type: 'chargeback.closed',
+        outcome: 'won',
+        amount: 2500,
+        currency: 'USD',
+        fee: 0,
+      });
+      // won where the fee is not given back
+      const kept = event(
+        'charge.dispute.closed',
+        dispute({ status: 'won', balance_transactions: [balanceTransaction(), { ...reinstated, fee: 0 }] }),
+        'evt_1DisputeWonFee',
+      );
+      expect(await p.parseWebhook(Buffer.from(kept), signed(kept))).toMatchObject({ type: 'chargeback.closed', outcome: 'won', fee: 1500 });
+      // an inquiry: no money was withdrawn
+      const inquiry = event('charge.dispute.closed', dispute({ status: 'warning_closed' }), 'evt_1InquiryClosed');
+      expect(await p.parseWebhook(Buffer.from(inquiry), signed(inquiry))).toEqual({
+        eventId: 'evt_1InquiryClosed',
+        type: 'chargeback.closed',
+        donationId: null,
+        providerRef: 'pi_3Paid',
+        chargebackRef: 'dp_1Disputed',
+        outcome: 'won',
+        amount: 2500,
+        currency: 'USD',
+        fee: 0,
+      });
+    });
+
+    it('counts no fee that Stripe took in another currency than the dispute’s', async () => {
+      // a EUR donation on an account that settles in USD: the fee is in USD, the donation in EUR
+      const settledInUsd = balanceTransaction({ amount: -2700, currency: 'usd', fee: 1500, net: -4200 });
+      const payload = event('charge.dispute.closed', dispute({ status: 'lost', currency: 'eur', balance_transactions: [settledInUsd] }), 'evt_1DisputeLostEur');
+      expect(await provider().parseWebhook(Buffer.from(payload), signed(payload))).toMatchObject({
+        type: 'chargeback.closed',
+        outcome: 'lost',
+        amount: 2500,
+        currency: 'EUR',
+        fee: 0,
+      });
+    });
+
+    it('moves money only on a dispute’s opening and closing, not on its follow-ups', async () => {
+      const p = provider();
+      const lifecycle = [
+        event('charge.dispute.created', dispute(), 'evt_2Created'),
+        event('charge.dispute.funds_withdrawn', dispute({ balance_transactions: [balanceTransaction()] }), 'evt_2Withdrawn'),
+        event('charge.dispute.updated', dispute({ status: 'under_review', balance_transactions: [balanceTransaction()] }), 'evt_2Updated'),
+        event('charge.dispute.funds_reinstated', dispute({ status: 'won', balance_transactions: [balanceTransaction()] }), 'evt_2Reinstated'),
+        event('charge.dispute.closed', dispute({ status: 'won', balance_transactions: [balanceTransaction()] }), 'evt_2Closed'),
+      ];
+      const types: (string | null)[] = [];
+      for (const payload of lifecycle) types.push((await p.parseWebhook(Buffer.from(payload), signed(payload)))?.type ?? null);
+      expect(types).toEqual(['chargeback.opened', null, null, null, 'chargeback.closed']);
+    });
+
+    describe('refuses a signed event that lacks what the app reads (WebhookPayloadError, not a TypeError)', () => {
+      const paidCheckout = checkoutSession({ payment_intent: 'pi_3Paid', payment_status: 'paid', status: 'complete' });
+      const malformed: [name: string, type: string, object: unknown][] = [
+        ['a paid checkout without metadata', 'checkout.session.completed', without(paidCheckout, 'metadata')],
+        ['a paid checkout without amount_total', 'checkout.session.completed', without(paidCheckout, 'amount_total')],
+        ['a delayed checkout payment without currency', 'checkout.session.async_payment_succeeded', without(paidCheckout, 'currency')],
+        ['a failed delayed checkout payment without payment_status', 'checkout.session.async_payment_failed', without(paidCheckout, 'payment_status')],
+        ['an expired checkout without client_reference_id', 'checkout.session.expired', without(checkoutSession({ status: 'expired' }), 'client_reference_id')],
+        ['an off-session payment without amount_received', 'payment_intent.succeeded', without(paymentIntent(), 'amount_received')],
+        ['an off-session failure without metadata', 'payment_intent.payment_failed', without(paymentIntent({ status: 'requires_payment_method' }), 'metadata')],
+        ['a refunded charge without payment_intent', 'charge.refunded', without(charge({ amount_refunded: 2500, refunded: true }), 'payment_intent')],
+        ['an opened dispute without amount', 'charge.dispute.created', without(dispute(), 'amount')],
+        ['a closed dispute without balance_transactions', 'charge.dispute.closed', without(dispute({ status: 'lost' }), 'balance_transactions')],
+        ['a closed dispute whose status is not a final one', 'charge.dispute.closed', dispute({ status: 'needs_response' })],
+      ];
+      it.each(malformed)('%s', async (_name, type, object) => {
+        const payload = event(type, object, 'evt_1Malformed');
+        const err = await provider()
+          .parseWebhook(Buffer.from(payload), signed(payload))
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(WebhookPayloadError);
+        expect((err as Error).message).toContain(type);
+        expect(recorded).toHaveLength(0);
+      });
+
+      it('an event without its object, and a JSON body that is no event', async () => {
+        const p = provider();
+        for (const payload of [
+          JSON.stringify({ id: 'evt_1NoObject', object: 'event', type: 'charge.refunded', data: {} }),
+          'null',
+          '[]',
+          JSON.stringify({ id: 'evt_1NoType', object: 'event', data: { object: charge() } }),
+        ]) {
+          await expect(p.parseWebhook(Buffer.from(payload), signed(payload))).rejects.toBeInstanceOf(WebhookPayloadError);
+        }
+      });
+
+      it('a body that is not JSON', async () => {
+        const payload = 'id=evt_1&type=charge.refunded';
+        const err = await provider()
+          .parseWebhook(Buffer.from(payload), signed(payload))
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(WebhookPayloadError);
+        expect((err as Error).message).toMatch(/not JSON/);
+        // the signature is checked first: a wrong one on such a body is still a signature error
+        await expect(provider().parseWebhook(Buffer.from(payload), signed(payload, 'whsec_someone_else'))).rejects.toBeInstanceOf(WebhookSignatureError);
+      });
     });
 
     it('refuses a tampered body, a wrong secret and a missing signature', async () => {
@@ -605,6 +877,168 @@ describe('stripe provider', () => {
       // the same request, untouched, is accepted
       await expect(p.parseWebhook(Buffer.from(payload), headers)).resolves.toMatchObject({ type: 'payment.succeeded' });
       expect(recorded).toHaveLength(0);
+    });
+  });
+
+  describe('lookupPayment', () => {
+    const createdAt = new Date(1_760_000_000_000);
+    const byRef = (providerRef: string | null, donationId = 'don_1') => provider().lookupPayment({ donationId, providerRef, createdAt });
+    const paidCheckoutIntent = paymentIntent({
+      id: 'pi_3Paid',
+      amount: 2500,
+      amount_received: 2500,
+      customer: null,
+      metadata: { donationId: 'don_1', flow: 'checkout' },
+    });
+
+    it('answers succeeded for a PaymentIntent that went through, with what was paid', async () => {
+      routes['GET /v1/payment_intents/pi_3Paid'] = () => ({ status: 200, body: { ...paidCheckoutIntent, currency: 'eur' } });
+      expect(await byRef('pi_3Paid')).toEqual({ status: 'succeeded', providerRef: 'pi_3Paid', amount: 2500, currency: 'EUR' });
+      expect(recorded.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/payment_intents/pi_3Paid']);
+      expect(recorded[0].authorization).toBe(`Bearer ${SECRET_KEY}`);
+    });
+
+    it('answers succeeded with the saved card for a later month’s charge', async () => {
+      routes['GET /v1/payment_intents/pi_3Off1'] = () => ({ status: 200, body: paymentIntent() });
+      expect(await byRef('pi_3Off1', 'don_2')).toEqual({
+        status: 'succeeded',
+        providerRef: 'pi_3Off1',
+        amount: 1000,
+        currency: 'USD',
+        paymentMethodRef: 'cus_Saved1:pm_1Card',
+      });
+    });
+
+    it('answers failed for a canceled PaymentIntent and for a declined later month', async () => {
+      routes['GET /v1/payment_intents/pi_3Canceled'] = () => ({
+        status: 200,
+        body: { ...paidCheckoutIntent, id: 'pi_3Canceled', status: 'canceled', amount_received: 0 },
+      });
+      routes['GET /v1/payment_intents/pi_3Declined'] = () => ({
+        status: 200,
+        body: paymentIntent({
+          id: 'pi_3Declined',
+          status: 'requires_payment_method',
+          amount_received: 0,
+          last_payment_error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' },
+        }),
+      });
+      expect(await byRef('pi_3Canceled')).toEqual({ status: 'failed', providerRef: 'pi_3Canceled', message: expect.any(String) });
+      expect(await byRef('pi_3Declined', 'don_2')).toEqual({ status: 'failed', providerRef: 'pi_3Declined', message: 'Your card was declined.' });
+    });
+
+    it('answers pending while the payer or the bank may still finish', async () => {
+      const states = {
+        pi_3Action: paymentIntent({ id: 'pi_3Action', status: 'requires_action', amount_received: 0 }),
+        pi_3Processing: paymentIntent({ id: 'pi_3Processing', status: 'processing', amount_received: 0 }),
+        // a checkout's PaymentIntent after a declined card: the payer may try another on the page
+        pi_3Retry: { ...paidCheckoutIntent, id: 'pi_3Retry', status: 'requires_payment_method', amount_received: 0 },
+      };
+      for (const [id, body] of Object.entries(states)) routes[`GET /v1/payment_intents/${id}`] = () => ({ status: 200, body });
+      for (const id of Object.keys(states)) expect(await byRef(id)).toEqual({ status: 'pending' });
+    });
+
+    it('answers unknown for a PaymentIntent or a checkout Stripe does not have', async () => {
+      routes['GET /v1/payment_intents/pi_3Nowhere'] = () => noSuch('payment_intent', 'pi_3Nowhere');
+      routes['GET /v1/checkout/sessions/cs_test_Nowhere'] = () => noSuch('checkout.session', 'cs_test_Nowhere');
+      expect(await byRef('pi_3Nowhere')).toEqual({ status: 'unknown' });
+      expect(await byRef('cs_test_Nowhere')).toEqual({ status: 'unknown' });
+      // a reference this adapter never makes is not asked for
+      expect(await byRef('sbx_pay_123')).toEqual({ status: 'unknown' });
+      expect(recorded).toHaveLength(2);
+    });
+
+    it('follows a checkout reference: open is pending, expired is failed, paid is its PaymentIntent', async () => {
+      routes['GET /v1/checkout/sessions/cs_test_Open'] = () => ({ status: 200, body: checkoutSession({ id: 'cs_test_Open' }) });
+      routes['GET /v1/checkout/sessions/cs_test_Expired'] = () => ({ status: 200, body: checkoutSession({ id: 'cs_test_Expired', status: 'expired' }) });
+      routes['GET /v1/checkout/sessions/cs_test_Paid'] = () => ({
+        status: 200,
+        body: checkoutSession({ id: 'cs_test_Paid', payment_intent: 'pi_3Paid', payment_status: 'paid', status: 'complete' }),
+      });
+      routes['GET /v1/payment_intents/pi_3Paid'] = () => ({ status: 200, body: paidCheckoutIntent });
+
+      expect(await byRef('cs_test_Open')).toEqual({ status: 'pending' });
+      expect(await byRef('cs_test_Expired')).toEqual({ status: 'failed', providerRef: null, message: expect.stringMatching(/expired/) });
+      expect(await byRef('cs_test_Paid')).toEqual({ status: 'succeeded', providerRef: 'pi_3Paid', amount: 2500, currency: 'USD' });
+      expect(recorded.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'GET /v1/checkout/sessions/cs_test_Open',
+        'GET /v1/checkout/sessions/cs_test_Expired',
+        'GET /v1/checkout/sessions/cs_test_Paid',
+        'GET /v1/payment_intents/pi_3Paid',
+      ]);
+    });
+
+    it('answers a complete but unpaid checkout by its payment: still processing, or failed', async () => {
+      const unpaid = (id: string, pi: string) => checkoutSession({ id, payment_intent: pi, payment_status: 'unpaid', status: 'complete' });
+      routes['GET /v1/checkout/sessions/cs_test_Debit'] = () => ({ status: 200, body: unpaid('cs_test_Debit', 'pi_3Debit') });
+      routes['GET /v1/payment_intents/pi_3Debit'] = () => ({
+        status: 200,
+        body: { ...paidCheckoutIntent, id: 'pi_3Debit', status: 'processing', amount_received: 0 },
+      });
+      routes['GET /v1/checkout/sessions/cs_test_Bounced'] = () => ({ status: 200, body: unpaid('cs_test_Bounced', 'pi_3Bounced') });
+      routes['GET /v1/payment_intents/pi_3Bounced'] = () => ({
+        status: 200,
+        body: { ...paidCheckoutIntent, id: 'pi_3Bounced', status: 'requires_payment_method', amount_received: 0 },
+      });
+      expect(await byRef('cs_test_Debit')).toEqual({ status: 'pending' });
+      expect(await byRef('cs_test_Bounced')).toEqual({ status: 'failed', providerRef: 'pi_3Bounced', message: expect.any(String) });
+    });
+
+    it('without a reference, finds the donation’s checkout among those created around it', async () => {
+      routes['GET /v1/checkout/sessions'] = () =>
+        list('/v1/checkout/sessions', [
+          checkoutSession({ id: 'cs_test_Other', client_reference_id: 'don_9', metadata: { donationId: 'don_9' }, status: 'complete', payment_status: 'paid' }),
+          checkoutSession({ id: 'cs_test_Mine', payment_intent: 'pi_3Paid', payment_status: 'paid', status: 'complete' }),
+        ]);
+      routes['GET /v1/payment_intents/pi_3Paid'] = () => ({ status: 200, body: paidCheckoutIntent });
+
+      expect(await byRef(null)).toEqual({ status: 'succeeded', providerRef: 'pi_3Paid', amount: 2500, currency: 'USD' });
+      expect(recorded.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/checkout/sessions', 'GET /v1/payment_intents/pi_3Paid']);
+      const at = createdAt.getTime() / 1000;
+      const { form } = recorded[0];
+      expect(Number(form['created[gte]'])).toBeLessThan(at);
+      expect(Number(form['created[lte]'])).toBeGreaterThan(at);
+    });
+
+    it('without a reference, answers pending for the donation’s open checkout', async () => {
+      routes['GET /v1/checkout/sessions'] = () => list('/v1/checkout/sessions', [checkoutSession({ metadata: null })]);
+      expect(await byRef(null)).toEqual({ status: 'pending' });
+      expect(recorded).toHaveLength(1);
+    });
+
+    it('without a reference or a checkout, finds a later month’s PaymentIntent, else answers unknown', async () => {
+      routes['GET /v1/checkout/sessions'] = () => list('/v1/checkout/sessions', [checkoutSession()]);
+      routes['GET /v1/payment_intents'] = () =>
+        list('/v1/payment_intents', [paymentIntent({ id: 'pi_3Other', metadata: { donationId: 'don_8', flow: 'off_session' } }), paymentIntent()]);
+      expect(await byRef(null, 'don_2')).toEqual({
+        status: 'succeeded',
+        providerRef: 'pi_3Off1',
+        amount: 1000,
+        currency: 'USD',
+        paymentMethodRef: 'cus_Saved1:pm_1Card',
+      });
+      expect(recorded.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/checkout/sessions', 'GET /v1/payment_intents']);
+      expect(recorded[1].form['created[gte]']).toBe(recorded[0].form['created[gte]']);
+
+      recorded = [];
+      expect(await byRef(null, 'don_7')).toEqual({ status: 'unknown' });
+      expect(recorded).toHaveLength(2);
+    });
+
+    it('throws PaymentProviderError when Stripe cannot be asked', async () => {
+      routes['GET /v1/payment_intents/pi_3Paid'] = () => ({
+        status: 401,
+        body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****Key' } },
+      });
+      routes['GET /v1/checkout/sessions'] = () => ({
+        status: 403,
+        body: { error: { type: 'invalid_request_error', message: 'The provided key does not have access to checkout sessions' } },
+      });
+      for (const ref of ['pi_3Paid', null]) {
+        const err = await byRef(ref).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(PaymentProviderError);
+        expect((err as Error).message).not.toMatch(/sk_|key/);
+      }
     });
   });
 });
