@@ -1,11 +1,13 @@
 import { EmailSchema } from '../../shared/schemas/auth';
 import { ConfigError, loadConfig } from '../config';
-import { openDatabase } from '../db/client';
+import { DatabaseUnavailableError, openCheckedDatabase } from '../db/client';
 import { setAdmin } from '../modules/users/admin-grant';
 
 /**
  * `npm run admin -- grant EMAIL` makes an existing account an admin; `revoke EMAIL` undoes it.
- * Admins are never made through a public call.
+ * Admins are never made through a public call. On the embedded database, a server running on
+ * the same DATA_DIR holds it: the command then stops with one line and changes nothing
+ * (db/client.ts, lockDataDir).
  */
 const USAGE = 'Usage: npm run admin -- grant EMAIL | revoke EMAIL';
 
@@ -21,7 +23,7 @@ async function main() {
     process.exit(2);
   }
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openCheckedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await database.migrate();
     const admin = command === 'grant';
@@ -38,6 +40,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof DatabaseUnavailableError ? err.message : err);
   process.exit(1);
 });

@@ -10,7 +10,7 @@ import { TEST_CARDS } from '../../shared/schemas/donations';
 import { CreateProjectInput } from '../../shared/schemas/projects';
 import { validateSessionToken } from '../auth/session';
 import { ConfigError, loadConfig, type Config } from '../config';
-import { openDatabase, type Db } from '../db/client';
+import { DataDirInUseError, openDatabase, type Db } from '../db/client';
 import { campaigns, emailOutbox, projects, users } from '../db/schema';
 import type { Actor, Deps, SignedInActor } from '../deps';
 import { recordChange } from '../lib/history';
@@ -1115,7 +1115,7 @@ async function main() {
 const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   main().catch((err) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    console.error(err instanceof ConfigError || err instanceof DataDirInUseError ? err.message : err);
     process.exit(1);
   });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
@@ -59,24 +59,130 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
   };
 }
 
-/** `dataDir` undefined means in-memory; `loadDataDir` starts from a dump (tests). */
+/** The embedded database's directory is held by another process (`lockDataDir`): the one line to show. */
+export class DataDirInUseError extends Error {
+  override name = 'DataDirInUseError';
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `The embedded database in ${dataDir} is in use by another Kindling process (pid ${pid}); stop it first, or run this with DATABASE_URL set to a PostgreSQL server`,
+    );
+  }
+}
+
+/** True while a process with this id runs (one we may not signal still runs). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The process id a lock file names, or null when it names none (not written yet, or garbage). */
+function lockHolder(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Waits `ms` without returning to the event loop (the lock is taken before anything else runs). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The lock files this process holds: opening one twice is refused as from another process. */
+const heldLocks = new Set<string>();
+
+/**
+ * One process at a time opens an embedded data directory: PGlite has no lock of its own, and two
+ * processes writing the same files lose each other's writes (an admin grant made while the server
+ * runs, say, or worse). The lock is the file `<dir>.lock` beside it (`DATA_DIR/pg.lock`), created
+ * only where there is none, holding the process id; a second process finds it and stops with
+ * DataDirInUseError before it touches the data. A lock whose process no longer runs (killed, or
+ * the machine restarted) is taken over, as is one naming this very process (a restarted container
+ * gives its processes the same ids again) when it does not hold it. The function returned removes
+ * the lock; so does the process's exit.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  const dir = path.resolve(dataDir);
+  const file = `${dir}.lock`;
+  if (heldLocks.has(file)) throw new DataDirInUseError(dir, process.pid);
+  mkdirSync(path.dirname(file), { recursive: true });
+  for (let tries = 0; ; tries++) {
+    let fd: number;
+    try {
+      fd = openSync(file, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = lockHolder(file);
+      // just created by another process, which writes its id next
+      if (holder === null && tries < 20) {
+        pause(50);
+        continue;
+      }
+      const stale = holder === null || holder === process.pid || !isRunning(holder);
+      if (!stale || tries >= 25) throw new DataDirInUseError(dir, holder ?? 0);
+      // removed only while it still names the same process (another one may have taken it over meanwhile)
+      if (lockHolder(file) === holder) unlinkSync(file);
+      continue;
+    }
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    heldLocks.add(file);
+    const release = () => {
+      if (!heldLocks.delete(file)) return;
+      process.off('exit', release);
+      if (lockHolder(file) === process.pid) unlinkSync(file);
+    };
+    process.on('exit', release);
+    return release;
+  }
+}
+
+/**
+ * `dataDir` undefined means in-memory; `loadDataDir` starts from a dump (tests). A directory on
+ * disk is held by this process until `close` (lockDataDir).
+ */
 export async function openPglite(dataDir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  const client = await PGlite.create({
-    dataDir,
-    extensions: { pg_trgm },
-    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-  });
+  const unlock = dataDir === undefined ? () => {} : lockDataDir(dataDir);
+  let client: InstanceType<typeof PGlite>;
+  try {
+    client = await PGlite.create({
+      dataDir,
+      extensions: { pg_trgm },
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = drizzle(client, { schema });
   return {
     db: db as unknown as Db,
     kind: 'pglite',
     describe: dataDir ? `embedded PostgreSQL (PGlite) in ${path.resolve(dataDir)}` : 'embedded PostgreSQL (PGlite) in memory',
     migrate: () => migrate(db, { migrationsFolder }),
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
+    },
     dump: () => client.dumpDataDir('gzip') as Promise<Blob>,
   };
 }
@@ -165,6 +271,7 @@ export async function openCheckedDatabase(opts: { databaseUrl?: string; dataDir:
     return database;
   } catch (err) {
     await database?.close().catch(() => {});
+    if (err instanceof DataDirInUseError) throw new DatabaseUnavailableError(err.message);
     throw new DatabaseUnavailableError(`${where}: ${connectionFailureCause(err, opts.databaseUrl)}`);
   }
 }
