@@ -337,10 +337,10 @@ describe('donations', () => {
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split(/\r?\n/);
-    expect(csv[0]).toBe('date,donor,amount,currency,status,monthly,id');
+    expect(csv[0]).toBe('"date","donor","amount","currency","status","monthly","id"');
     expect(csv.slice(1).map((l) => l.split(',').slice(1, 6))).toEqual([
-      ['monthly_maya', '5.00', 'USD', 'succeeded', 'yes'],
-      ['Guest', '10.00', 'USD', 'succeeded', 'no'],
+      ['"monthly_maya"', '"5.00"', '"USD"', '"succeeded"', '"yes"'],
+      ['"Guest"', '"10.00"', '"USD"', '"succeeded"', '"no"'],
     ]);
 
     // Refund asks first, with an optional reason

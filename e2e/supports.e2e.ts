@@ -259,10 +259,10 @@ describe('support and coordination', () => {
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split(/\r?\n/);
-    expect(csv[0]).toBe('confirmed,name,email');
+    expect(csv[0]).toBe('"confirmed","name","email"');
     expect(csv.slice(1).map((l) => l.split(',').slice(1))).toEqual([
-      ['river_maya', ''],
-      ['Guest', 'r***@example.com'],
+      ['"river_maya"', '""'],
+      ['"Guest"', '"r***@example.com"'],
     ]);
 
     // 21 older confirmed guests: a page of 20, then Load more by cursor
