@@ -146,12 +146,16 @@ export const M = {
   subscriptionNotFound: 'Monthly donation not found',
   refundNotPossible: 'Only a succeeded donation can be refunded',
   refundExceedsBalance: 'The campaign’s available balance is less than this donation',
+  refundUnderChargeback: 'This donation is under a chargeback: the bank’s dispute decides where the money goes',
   refundReasonTooLong: 'Reason can be at most 500 characters',
   currencyLocked: 'The currency cannot change after money has moved',
   targetTypeLocked: 'The goal type cannot change after money has moved',
   formatInvalid: 'format must be json or csv',
   testModeNotice: 'Test mode: no real money moves',
   invalidWebhookSignature: 'Invalid webhook signature',
+  invalidWebhookPayload: 'Webhook event is malformed',
+  sandboxActionInvalid: 'action must be refund, chargeback, chargeback_won or chargeback_lost',
+  sandboxOnly: 'Simulations are only for the built-in sandbox provider',
   paymentProviderUnknown: 'Unknown payment provider',
 
   // Payouts and disputes

@@ -53,7 +53,20 @@ export interface PaymentProvider {
    * for details the event does not carry (the saved payment method of a checkout).
    */
   parseWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<PaymentEvent | null>;
+  /**
+   * What the provider knows now of a payment that has stayed pending (the reconciliation job):
+   * `succeeded` or `failed` as the event that should have come would have said, or `pending`
+   * while the payer may still finish, or `unknown` when the provider never saw it. Throws
+   * {@link PaymentProviderError} when the provider cannot be asked.
+   */
+  lookupPayment(p: { donationId: string; providerRef: string | null; createdAt: Date }): Promise<PaymentLookup>;
 }
+
+export type PaymentLookup =
+  | { status: 'succeeded'; providerRef: string; amount: number; currency: string; paymentMethodRef?: string }
+  | { status: 'failed'; providerRef: string | null; message: string }
+  | { status: 'pending' }
+  | { status: 'unknown' };
 
 export interface StartPayment {
   donationId: string;
@@ -101,6 +114,15 @@ export interface RefundPayment {
   idempotencyKey: string;
 }
 
+/**
+ * What a provider tells the app about a payment, after checking the event's signature. Every
+ * event that moves money names its amount and currency (minor units), which the app checks
+ * against the donation before it books anything: an event that does not match books nothing and
+ * is kept for admins (payment_events.problem).
+ *
+ * A payment is found by `donationId` when the provider carries it (the sandbox, a checkout's
+ * metadata), else by its `providerRef` (a refund or chargeback names only the payment).
+ */
 export type PaymentEvent =
   | {
       /** The provider's own event id: an event seen twice changes nothing the second time. */
@@ -108,6 +130,9 @@ export type PaymentEvent =
       type: 'payment.succeeded';
       donationId: string;
       providerRef: string;
+      /** What was paid, in minor units, and in which currency (checked against the donation). */
+      amount: number;
+      currency: string;
       /** The saved payment method, when the payment saved one (monthly donations). */
       paymentMethodRef?: string;
     }
@@ -118,7 +143,57 @@ export type PaymentEvent =
       providerRef: string | null;
       /** What the payer is told ("Your card was declined."). */
       message: string;
+    }
+  | {
+      /**
+       * Money of a payment went back to the payer, through the app or the provider's dashboard:
+       * `refundedTotal` is all that has been refunded of it so far (so the same refund reported
+       * twice, or the app's own refund reported back, books nothing more).
+       */
+      eventId: string;
+      type: 'payment.refunded';
+      donationId: string | null;
+      providerRef: string;
+      refundedTotal: number;
+      currency: string;
+    }
+  | {
+      /** The payer's bank disputes the payment: the provider holds `amount` until it ends. */
+      eventId: string;
+      type: 'chargeback.opened';
+      donationId: string | null;
+      providerRef: string;
+      chargebackRef: string;
+      amount: number;
+      currency: string;
+      reason: string;
+    }
+  | {
+      /**
+       * The dispute ended: `won` releases the money to the campaign, `lost` returns it to the
+       * payer, and the provider takes its dispute `fee` (minor units, same currency; 0 when none).
+       */
+      eventId: string;
+      type: 'chargeback.closed';
+      donationId: string | null;
+      providerRef: string;
+      chargebackRef: string;
+      outcome: 'won' | 'lost';
+      amount: number;
+      currency: string;
+      fee: number;
     };
+
+/** The event types the app acts on (PaymentEvent['type']). */
+export type PaymentEventType = PaymentEvent['type'];
+
+/** A webhook whose signature is good but whose body is not an event the provider sends (a 400, never retried into a 500). */
+export class WebhookPayloadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookPayloadError';
+  }
+}
 
 export class WebhookSignatureError extends Error {
   constructor(message = 'Invalid webhook signature') {

@@ -110,8 +110,11 @@ export const ReceiptSchema = z.object({
   monthly: z.boolean(),
   /** The failure the payer was told, for a failed payment. */
   failureMessage: z.string().nullable(),
+  /** What has gone back to the donor (in full or in part: the provider may refund part of it), and when. */
   refund: z.object({ amount: z.number(), date: z.date() }).nullable(),
-  /** Whether the viewer may refund it (the campaign's owner or an admin, while it stands). */
+  /** A chargeback by the donor's bank: `open` while the money is held, then `won` or `lost`; null when none. */
+  chargeback: z.enum(['open', 'won', 'lost']).nullable(),
+  /** Whether the viewer may refund it (the campaign's owner or an admin, while it stands and no chargeback is open). */
   canRefund: z.boolean(),
 });
 export type ReceiptDto = z.infer<typeof ReceiptSchema>;
@@ -155,3 +158,33 @@ export const SubscriptionListSchema = z.object({ items: z.array(SubscriptionSche
 export const SubscriptionsQuery = ListQuery.pick({ limit: true, cursor: true });
 
 export const SupportedQuery = ListQuery.pick({ limit: true, cursor: true });
+
+/** What an admin can make the built-in sandbox's processor do to a succeeded payment. */
+export const SANDBOX_SIMULATIONS = ['refund', 'chargeback', 'chargeback_won', 'chargeback_lost'] as const;
+export type SandboxSimulation = (typeof SANDBOX_SIMULATIONS)[number];
+
+/**
+ * A sandbox simulation: a refund from the processor's side (`amount`: that part only, default
+ * everything that stands), or a chargeback opened, won or lost.
+ */
+export const SandboxSimulateInput = z.object({
+  action: z.enum(SANDBOX_SIMULATIONS, { error: M.sandboxActionInvalid }),
+  amount: DonationAmountSchema.optional(),
+});
+export type SandboxSimulateInput = z.input<typeof SandboxSimulateInput>;
+
+/** A provider event that booked nothing because it did not fit its donation, for admins. */
+export const PaymentProblemSchema = z.object({
+  provider: z.string(),
+  eventId: z.string(),
+  type: z.string(),
+  donationId: z.string().nullable(),
+  problem: z.string(),
+  /** The amount the event named (major units) and its currency, when it named one. */
+  amount: z.number().nullable(),
+  currency: z.string().nullable(),
+  receivedAt: z.date(),
+});
+export type PaymentProblemDto = z.infer<typeof PaymentProblemSchema>;
+export const PaymentProblemsQuery = ListQuery.pick({ limit: true, cursor: true });
+export const PaymentProblemListSchema = z.object({ items: z.array(PaymentProblemSchema), nextCursor: z.string().nullable() });

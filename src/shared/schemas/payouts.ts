@@ -35,6 +35,10 @@ export const BalanceSchema = z.object({
   refunded: z.number(),
   paidOut: z.number(),
   pending: z.number(),
+  /** Under an open chargeback: held until the bank's dispute ends, never paid out meanwhile. */
+  held: z.number(),
+  /** Returned to donors by lost chargebacks, with the providers' dispute fees. */
+  chargedBack: z.number(),
   available: z.number(),
   /** The platform's share of a payout (0.05 for 5 %). */
   feeRate: z.number(),

@@ -52,7 +52,7 @@ export { campaignColumns };
  * Money read from the campaign's running totals (campaign_totals, kept from the ledger by a
  * trigger in the same transaction as each entry): a few shard rows however many donations it has.
  */
-const raisedSql = sql<string>`coalesce((select sum(t.raised - t.refunded) from campaign_totals t
+const raisedSql = sql<string>`coalesce((select sum(t.raised - t.refunded - t.charged_back) from campaign_totals t
   where t.campaign_id = ${campaigns.id} and t.currency = ${campaigns.currency}), 0)`;
 const donorsSql = sql<string>`coalesce((select sum(t.donors) from campaign_totals t
   where t.campaign_id = ${campaigns.id} and t.currency = ${campaigns.currency}), 0)`;

@@ -4,10 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
 import { campaignTotals, donations, emailOutbox, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
 import { createSandboxProvider, sandboxKey, signSandboxPayload, SANDBOX_SIGNATURE_HEADER } from '../../payments/sandbox';
-import { buildTestApp, call, lastEmail, openTestDatabase, signUp, testConfig, testDataDir, trpc, type Client } from '../../../../test/helpers';
+import {
+  buildTestApp,
+  call,
+  lastEmail,
+  openTestDatabase,
+  type signUp,
+  signUpVerified,
+  testConfig,
+  testDataDir,
+  trpc,
+  type Client,
+} from '../../../../test/helpers';
 import { buildApp } from '../../app';
 import { setAdmin } from '../users/admin-grant';
 import { MAX_FAILED_CHARGES } from './service';
+import { parseCsvLine } from '../../lib/csv';
 import { checkContract } from '../../../../test/contract';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -29,10 +41,10 @@ const newKey = () => `test-key-${Date.now().toString(36)}-${++keySeq}`;
 beforeAll(async () => {
   database = await openTestDatabase();
   app = await buildTestApp(database);
-  owner = await signUp(app, { username: 'd_owner' });
-  donor = await signUp(app, { username: 'd_donor' });
-  stranger = await signUp(app, { username: 'd_stranger' });
-  admin = await signUp(app, { username: 'd_admin' });
+  owner = await signUpVerified(app, database, { username: 'd_owner' });
+  donor = await signUpVerified(app, database, { username: 'd_donor' });
+  stranger = await signUpVerified(app, database, { username: 'd_stranger' });
+  admin = await signUpVerified(app, database, { username: 'd_admin' });
   await setAdmin(database.db, admin.email, true);
   const make = async (payload: Record<string, unknown>) => (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload })).json()._id as string;
   usd = await make({ title: 'Community darkroom', goalAmount: 100, actionMode: 'donation' });
@@ -175,7 +187,7 @@ describe('giving (REST)', () => {
     }
     expect([await donationCount(), await ledgerCount()]).toEqual(before);
 
-    const grownUp = await signUp(app, { username: 'd_grown_up' });
+    const grownUp = await signUpVerified(app, database, { username: 'd_grown_up' });
     await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, grownUp.userId));
     const adult = (
       await call(app, grownUp, { method: 'POST', url: '/api/campaigns', payload: { title: 'Late-night zine', type: 'adult', actionMode: 'donation' } })
@@ -389,7 +401,14 @@ describe('webhooks', () => {
       const body = JSON.stringify(event);
       return post(app, 'sandbox', body, { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxPayload(key, body) });
     };
-    const unknown = await send({ eventId: 'evt_unknown', type: 'payment.succeeded', donationId: '00000000-0000-4000-8000-000000000000', providerRef: 'x' });
+    const unknown = await send({
+      eventId: 'evt_unknown',
+      type: 'payment.succeeded',
+      donationId: '00000000-0000-4000-8000-000000000000',
+      providerRef: 'x',
+      amount: 200,
+      currency: 'USD',
+    });
     expect(unknown.statusCode).toBe(200);
     const done = (await donate(donor, usd, { amount: 2, card: GOOD })).json();
     const lateFailure = await send({ eventId: 'evt_late', type: 'payment.failed', donationId: done._id, providerRef: 'x', message: 'nope' });
@@ -398,7 +417,7 @@ describe('webhooks', () => {
     // a second success for a booked donation (another event id) books nothing and announces nothing
     newsBefore = await newsCount();
     const [booked] = await database.db.select().from(donations).where(eq(donations.id, done._id));
-    const again = await send({ eventId: 'evt_again', type: 'payment.succeeded', donationId: done._id, providerRef: 'y' });
+    const again = await send({ eventId: 'evt_again', type: 'payment.succeeded', donationId: done._id, providerRef: 'y', amount: 200, currency: 'USD' });
     expect(again.statusCode).toBe(200);
     expect((await database.db.select().from(donations).where(eq(donations.id, done._id)))[0]).toEqual(booked);
     expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, done._id))).toHaveLength(1);
@@ -490,8 +509,8 @@ describe('the owner’s donations list and CSV', () => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toBe('attachment; filename="donations-bookkeeping-quoted.csv"');
     const lines = csv.body.trim().split('\r\n');
-    expect(lines[0]).toBe('date,donor,amount,currency,status,monthly,id');
-    expect(lines.slice(1).map((l) => l.split(',').slice(1, 5))).toEqual([
+    expect(lines[0]).toBe('"date","donor","amount","currency","status","monthly","id"');
+    expect(lines.slice(1).map((l) => parseCsvLine(l).slice(1, 5))).toEqual([
       ['d_stranger', '4.00', 'USD', 'succeeded'],
       ['Guest', '2.50', 'USD', 'succeeded'],
       ['d_donor', '1.00', 'USD', 'succeeded'],

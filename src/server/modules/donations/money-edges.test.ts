@@ -2,8 +2,9 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
-import { campaigns, donations, emailOutbox, subscriptions, users } from '../../db/schema';
-import { buildTestApp, call, openTestDatabase, signUp, trpc, type Client } from '../../../../test/helpers';
+import { campaigns, donations, emailOutbox, ledgerEntries, ledgerGroups, paymentEvents, subscriptions, users } from '../../db/schema';
+import { SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../../payments/sandbox';
+import { buildTestApp, call, openTestDatabase, signUp, testDataDir, trpc, type Client } from '../../../../test/helpers';
 import { periodOf } from './service';
 
 // The edges of the money path: keys clients cannot share with the server or with each other, and
@@ -245,7 +246,7 @@ describe('a campaign whose date has passed', () => {
     const mail = await database.db
       .select()
       .from(emailOutbox)
-      .where(and(eq(emailOutbox.to, giver.email), eq(emailOutbox.kind, 'monthly_donation_cancelled')));
+      .where(and(eq(emailOutbox.to, giver.email), eq(emailOutbox.kind, 'monthly_donation_ended')));
     expect(mail).toHaveLength(1);
   });
 
@@ -266,3 +267,269 @@ describe('a campaign whose date has passed', () => {
     expect(Object.keys(documented)).toEqual(expect.arrayContaining(['403', '409']));
   });
 });
+
+describe('money the provider takes back', () => {
+  let admin: Awaited<ReturnType<typeof signUp>>;
+  beforeAll(async () => {
+    admin = await verifiedUser('edge_admin');
+    await database.db.update(users).set({ isAdmin: true }).where(eq(users.id, admin.userId));
+  });
+
+  const giveTo = async (campaignId: string, amount: number, who: Client | null = donor, extra: Record<string, unknown> = {}) => {
+    const res = await call(app, who, {
+      method: 'POST',
+      url: `/api/campaigns/${campaignId}/donations`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { amount, card: GOOD, ...extra },
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json()._id as string;
+  };
+  const newCampaign = async (title: string) =>
+    (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title, goalAmount: 500, actionMode: 'donation' } })).json()._id as string;
+  const simulateRest = (who: Client, id: string, body: Record<string, unknown>) =>
+    call(app, who, { method: 'POST', url: `/api/admin/donations/${id}/simulate`, payload: body });
+  const simulateTrpc = (who: Client, id: string, body: Record<string, unknown>) => trpc(app, who, 'mutation', 'donations.simulate', { id, ...body });
+  const balance = async (id: string) => (await call(app, owner, { method: 'GET', url: `/api/campaigns/${id}/balance` })).json();
+  const raised = async (id: string) => (await call(app, null, { method: 'GET', url: `/api/campaigns/${id}` })).json().totalRaised as number;
+  const groupsOf = async (donationId: string) =>
+    (await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, donationId)).orderBy(ledgerGroups.createdAt)).map((g) => g.kind);
+  const mails = async (to: string, kind: string) =>
+    database.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.to, to), eq(emailOutbox.kind, kind)));
+
+  /** Every ledger group sums to zero, and each campaign's balance is the sum of its account's entries. */
+  async function ledgerIsSound(campaignId: string) {
+    const unbalanced = await database.db
+      .select({ g: ledgerEntries.groupId })
+      .from(ledgerEntries)
+      .groupBy(ledgerEntries.groupId, ledgerEntries.currency)
+      .having(sql`sum(${ledgerEntries.amount}) <> 0`);
+    expect(unbalanced).toEqual([]);
+    const [account] = await database.db
+      .select({ n: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)` })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.accountType, 'campaign'), eq(ledgerEntries.accountId, campaignId)));
+    const b = await balance(campaignId);
+    expect(Math.round((b.available + b.pending) * 100)).toBe(Number(account.n));
+  }
+
+  it('books a refund made on the provider’s side, in part and then the rest, once each, on both doors; the owner and the donor are told', async () => {
+    const id = await newCampaign('Refunded in parts');
+    const gift = await giveTo(id, 40);
+    expect(await raised(id)).toBe(40);
+    // 15.00 back from the processor's dashboard (REST), then the rest (tRPC)
+    const part = await simulateRest(admin, gift, { action: 'refund', amount: 15 });
+    expect(part.statusCode).toBe(200);
+    expect(part.json()).toMatchObject({ status: 'succeeded', refund: { amount: 15 }, canRefund: true });
+    expect(await raised(id)).toBe(25);
+    expect((await balance(id)).available).toBe(25);
+    expect((await mails(owner.email, 'donation_refunded_owner')).map((m) => m.subject)).toEqual(['Refunded: $15.00 of a donation to Refunded in parts']);
+    expect((await mails(donor.email, 'donation_refunded')).filter((m) => m.subject.includes('Refunded in parts'))).toHaveLength(1);
+    const rest = await simulateTrpc(admin, gift, { action: 'refund' });
+    expect(rest.status).toBe(200);
+    expect(rest.data).toMatchObject({ status: 'refunded', refund: { amount: 40 }, canRefund: false });
+    expect(await raised(id)).toBe(0);
+    expect(await groupsOf(gift)).toEqual(['donation', 'refund', 'refund']);
+    // the donor no longer counts once nothing of their gift stands
+    expect((await call(app, null, { method: 'GET', url: `/api/campaigns/${id}` })).json().donors).toBe(0);
+    await ledgerIsSound(id);
+  });
+
+  it('books the same refund event once however often it comes, and the app’s own refund takes what the provider left', async () => {
+    const id = await newCampaign('Refund events twice');
+    const gift = await giveTo(id, 30);
+    const [d] = await database.db.select().from(donations).where(eq(donations.id, gift));
+    const event = { eventId: 'evt_refund_twice', type: 'payment.refunded', donationId: null, providerRef: d.providerRef, refundedTotal: 1000, currency: 'USD' };
+    for (let i = 0; i < 3; i++) expect((await sendSigned(event)).statusCode).toBe(200);
+    // the same total in another event moves nothing more either
+    expect((await sendSigned({ ...event, eventId: 'evt_refund_total_again' })).statusCode).toBe(200);
+    expect(await groupsOf(gift)).toEqual(['donation', 'refund']);
+    expect(await raised(id)).toBe(20);
+    // the owner refunds the rest through the app: 20.00, not 30.00
+    const refund = await call(app, owner, { method: 'POST', url: `/api/donations/${gift}/refund`, payload: {} });
+    expect(refund.statusCode).toBe(200);
+    expect(refund.json()).toMatchObject({ status: 'refunded', refund: { amount: 30 } });
+    expect(await raised(id)).toBe(0);
+    const entries = await database.db
+      .select({ amount: ledgerEntries.amount })
+      .from(ledgerEntries)
+      .innerJoin(ledgerGroups, eq(ledgerGroups.id, ledgerEntries.groupId))
+      .where(and(eq(ledgerGroups.donationId, gift), eq(ledgerEntries.accountType, 'campaign')));
+    expect(entries.map((e) => e.amount).sort((a, b) => a - b)).toEqual([-2000, -1000, 3000]);
+    // the provider's report of that refund books nothing more
+    expect((await sendSigned({ ...event, eventId: 'evt_refund_after_app', refundedTotal: 3000 })).statusCode).toBe(200);
+    expect(await groupsOf(gift)).toEqual(['donation', 'refund', 'refund']);
+    await ledgerIsSound(id);
+  });
+
+  it('holds a chargeback’s amount out of the balance, keeps it from payouts and refunds, and returns it with the fee when lost', async () => {
+    const id = await newCampaign('Charged back');
+    const kept = await giveTo(id, 50);
+    const disputed = await giveTo(id, 20);
+    expect((await simulateRest(admin, disputed, { action: 'chargeback' })).json()).toMatchObject({ chargeback: 'open', canRefund: false });
+    expect(await balance(id)).toMatchObject({ raised: 70, held: 20, available: 50 });
+    // the owner cannot refund it, nor be paid it out
+    const refund = await call(app, owner, { method: 'POST', url: `/api/donations/${disputed}/refund`, payload: {} });
+    expect([refund.statusCode, refund.json()]).toEqual([409, { error: M.refundUnderChargeback }]);
+    const tooMuch = await call(app, owner, {
+      method: 'POST',
+      url: `/api/campaigns/${id}/payouts`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { recipientPaypalEmail: 'owner@paypal.example', amount: 60 },
+    });
+    expect([tooMuch.statusCode, tooMuch.json()]).toEqual([409, { error: M.payoutExceedsBalance }]);
+    expect((await mails(owner.email, 'donation_chargeback_opened')).length).toBeGreaterThan(0);
+    expect((await mails(donor.email, 'donation_chargeback_opened')).length).toBeGreaterThan(0);
+    // lost: the 20.00 goes back to the payer and the processor's 15.00 fee comes off the balance
+    expect((await simulateTrpc(admin, disputed, { action: 'chargeback_lost' })).data).toMatchObject({
+      status: 'refunded',
+      chargeback: 'lost',
+      refund: { amount: 20 },
+    });
+    expect(await balance(id)).toMatchObject({ raised: 70, held: 0, chargedBack: 35, available: 35 });
+    expect(await raised(id)).toBe(50);
+    expect(await groupsOf(disputed)).toEqual(['donation', 'chargeback', 'chargeback_loss']);
+    expect(await groupsOf(kept)).toEqual(['donation']);
+    const [lost] = await mails(owner.email, 'donation_chargeback_lost');
+    expect(lost.text).toContain('dispute fee of $15.00');
+    // a second close changes nothing
+    expect((await simulateRest(admin, disputed, { action: 'chargeback_won' })).json()).toMatchObject({ chargeback: 'lost' });
+    expect(await balance(id)).toMatchObject({ held: 0, available: 35 });
+    await ledgerIsSound(id);
+  });
+
+  it('releases a won chargeback’s amount, and refuses to approve a payout that a later chargeback left uncovered', async () => {
+    const id = await newCampaign('Chargeback won');
+    const gift = await giveTo(id, 40);
+    await database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, owner.userId));
+    const requested = await call(app, owner, {
+      method: 'POST',
+      url: `/api/campaigns/${id}/payouts`,
+      headers: { 'idempotency-key': newKey() },
+      payload: { recipientPaypalEmail: 'owner@paypal.example' },
+    });
+    expect(requested.statusCode).toBe(201);
+    await simulateRest(admin, gift, { action: 'chargeback' });
+    expect((await balance(id)).available).toBe(-40);
+    const approve = await call(app, admin, { method: 'POST', url: `/api/admin/payouts/${requested.json()._id}/approve`, payload: {} });
+    expect([approve.statusCode, approve.json()]).toEqual([409, { error: M.payoutExceedsBalance }]);
+    expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.payoutId, requested.json()._id))).toEqual([]);
+    // won: the money is the campaign's again, and the payout can go
+    expect((await simulateRest(admin, gift, { action: 'chargeback_won' })).json()).toMatchObject({ status: 'succeeded', chargeback: 'won' });
+    expect(await balance(id)).toMatchObject({ held: 0, chargedBack: 0, available: 0, pending: 40 });
+    expect((await call(app, admin, { method: 'POST', url: `/api/admin/payouts/${requested.json()._id}/approve`, payload: {} })).statusCode).toBe(200);
+    expect((await mails(owner.email, 'donation_chargeback_won')).length).toBeGreaterThan(0);
+    await ledgerIsSound(id);
+  });
+
+  it('books nothing for an event of another amount or currency, and shows it to admins only, on both doors', async () => {
+    const id = await newCampaign('Mismatched event');
+    // a pending 9.00 USD donation whose provider reports 1.00 EUR
+    const [pending] = await database.db
+      .insert(donations)
+      .values({
+        campaignId: id,
+        donorId: donor.userId,
+        amount: 900,
+        currency: 'USD',
+        provider: 'sandbox',
+        providerRef: 'sbx_pay_mismatch',
+        idempotencyKey: 'server:test:mismatch',
+        requestHash: 'x',
+      })
+      .returning();
+    const event = { eventId: 'evt_mismatch', type: 'payment.succeeded', donationId: pending.id, providerRef: 'sbx_pay_mismatch', amount: 100, currency: 'EUR' };
+    expect((await sendSigned(event)).statusCode).toBe(200);
+    const sameCurrency = { ...event, eventId: 'evt_mismatch_amount', currency: 'USD' };
+    expect((await sendSigned(sameCurrency)).statusCode).toBe(200);
+    const [after] = await database.db.select().from(donations).where(eq(donations.id, pending.id));
+    expect(after.status).toBe('pending');
+    expect(await groupsOf(pending.id)).toEqual([]);
+    expect(await raised(id)).toBe(0);
+    const problems = await call(app, admin, { method: 'GET', url: '/api/admin/payments/problems' });
+    expect(problems.statusCode).toBe(200);
+    expect(problems.json().items.slice(0, 2)).toMatchObject([
+      { eventId: 'evt_mismatch_amount', donationId: pending.id, amount: 1, currency: 'USD', problem: 'The event is for 1.00 USD; the donation is 9.00 USD.' },
+      { eventId: 'evt_mismatch', donationId: pending.id, amount: 1, currency: 'EUR', problem: 'The event is in EUR; the donation is 9.00 USD.' },
+    ]);
+    expect((await trpc(app, admin, 'query', 'donations.paymentProblems', {})).data.items[0].eventId).toBe('evt_mismatch_amount');
+    expect((await call(app, owner, { method: 'GET', url: '/api/admin/payments/problems' })).statusCode).toBe(403);
+    expect((await trpc(app, owner, 'query', 'donations.paymentProblems', {})).status).toBe(403);
+    expect((await simulateRest(owner, pending.id, { action: 'refund' })).statusCode).toBe(403);
+    expect((await simulateTrpc(owner, pending.id, { action: 'refund' })).status).toBe(403);
+    // a refund of more than was paid is kept the same way
+    const gift = await giveTo(id, 5);
+    const [d] = await database.db.select().from(donations).where(eq(donations.id, gift));
+    await sendSigned({
+      eventId: 'evt_refund_too_much',
+      type: 'payment.refunded',
+      donationId: gift,
+      providerRef: d.providerRef,
+      refundedTotal: 600,
+      currency: 'USD',
+    });
+    expect(await groupsOf(gift)).toEqual(['donation']);
+    expect((await call(app, admin, { method: 'GET', url: '/api/admin/payments/problems' })).json().items[0]).toMatchObject({
+      eventId: 'evt_refund_too_much',
+      problem: 'The event refunds 6.00 USD in all; the donation is 5.00 USD.',
+    });
+  });
+});
+
+describe('malformed provider events', () => {
+  const complete: Record<string, Record<string, unknown>> = {
+    'payment.succeeded': { providerRef: 'sbx_pay_x', donationId: '00000000-0000-4000-8000-000000000001', amount: 100, currency: 'USD' },
+    'payment.failed': { providerRef: 'sbx_pay_x', donationId: '00000000-0000-4000-8000-000000000001', message: 'Declined' },
+    'payment.refunded': { providerRef: 'sbx_pay_x', donationId: null, refundedTotal: 100, currency: 'USD' },
+    'chargeback.opened': { providerRef: 'sbx_pay_x', donationId: null, chargebackRef: 'sbx_dp_x', amount: 100, currency: 'USD', reason: 'fraudulent' },
+    'chargeback.closed': { providerRef: 'sbx_pay_x', donationId: null, chargebackRef: 'sbx_dp_x', outcome: 'lost', amount: 100, currency: 'USD', fee: 0 },
+  };
+
+  it('answers 400 (never 500) to a signed event of each type with a field missing or wrong, and changes nothing', async () => {
+    const before = await database.db.select({ n: sql<number>`count(*)::int` }).from(paymentEvents);
+    let n = 0;
+    for (const [type, fields] of Object.entries(complete)) {
+      for (const missing of Object.keys(fields)) {
+        const { [missing]: _gone, ...rest } = fields;
+        const res = await sendSigned({ eventId: `evt_malformed_${++n}`, type, ...rest });
+        expect([type, missing, res.statusCode, res.json()]).toEqual([type, missing, 400, { error: M.invalidWebhookPayload }]);
+      }
+      const wrong = await sendSigned({ eventId: `evt_malformed_${++n}`, type, ...fields, providerRef: 12 });
+      expect([type, wrong.statusCode]).toEqual([type, 400]);
+      // the complete event is taken (it is about no known payment: acknowledged)
+      expect((await sendSigned({ eventId: `evt_complete_${type}`, type, ...fields })).statusCode).toBe(200);
+    }
+    for (const body of ['not json', 'null', '[]', '{"type": 5}']) {
+      const res = await sendRaw(body);
+      expect([body, res.statusCode, res.json()]).toEqual([body, 400, { error: M.invalidWebhookPayload }]);
+    }
+    // without a good signature it is the signature that is refused
+    const unsigned = await call(app, null, {
+      method: 'POST',
+      url: '/api/payments/webhooks/sandbox',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    expect([unsigned.statusCode, unsigned.json()]).toEqual([400, { error: M.invalidWebhookSignature }]);
+    // only the complete events were recorded
+    const after = await database.db.select({ n: sql<number>`count(*)::int` }).from(paymentEvents);
+    expect(after[0].n - before[0].n).toBe(Object.keys(complete).length);
+  });
+});
+
+/** A signed sandbox event through the webhook route, as the sandbox (or a test) sends one. */
+function sendSigned(event: Record<string, unknown>) {
+  return sendRaw(JSON.stringify(event));
+}
+function sendRaw(body: string) {
+  const key = sandboxKey(testDataDir());
+  return call(app, null, {
+    method: 'POST',
+    url: '/api/payments/webhooks/sandbox',
+    headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxPayload(key, body) },
+    payload: body,
+  });
+}

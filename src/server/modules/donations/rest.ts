@@ -7,9 +7,12 @@ import {
   DonateFields,
   DonationSchema,
   PaymentInfoSchema,
+  PaymentProblemListSchema,
+  PaymentProblemsQuery,
   ReceiptQuery,
   ReceiptSchema,
   RefundInput,
+  SandboxSimulateInput,
   SubscriptionSchema,
   SubscriptionsQuery,
   SupportedQuery,
@@ -102,6 +105,35 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     handler: ({ params, body, actor }, req) => donations.refund(actor, params.id, body, idempotencyKeyHeader(req, false)),
   });
 
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/admin/payments/problems',
+    summary: 'Provider events that booked nothing because they did not fit their donation (admins)',
+    description:
+      'Another amount or currency than the donation’s, a refund of more than was paid, an event about a payment that never succeeded: kept with why, newest first.',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only' },
+    query: PaymentProblemsQuery,
+    response: PaymentProblemListSchema,
+    handler: ({ query, actor }) => donations.paymentProblems(actor, query),
+  });
+
+  restRoute(app, {
+    method: 'POST',
+    url: '/api/admin/donations/:id/simulate',
+    summary: 'Have the built-in sandbox refund a donation or open, win or lose a chargeback on it (admins)',
+    description:
+      'What a real processor does on its own side, for trying the app without one: the sandbox sends its signed event back through the webhook path. `amount` refunds only that part (default: everything that stands).',
+    tag: 'admin',
+    auth: 'required',
+    errors: { 403: 'Admins only', 404: 'Donation not found, or the provider is not the sandbox', 409: 'The donation did not succeed' },
+    params: IdParams,
+    body: SandboxSimulateInput,
+    response: ReceiptSchema,
+    handler: ({ params, body, actor }) => donations.simulate(actor, params.id, body),
+  });
+
   // the documented list is bare: the next page's cursor travels in headers (X-Next-Cursor, Link)
   restRoute(app, {
     method: 'GET',
@@ -166,7 +198,7 @@ export function paymentWebhooksRest(app: FastifyInstance, { donations }: Service
     description: 'Called by the provider, not by clients: the body is read raw (at most 256 KiB) and its signature checked before anything changes.',
     tag: 'payments',
     auth: 'none',
-    errors: { 400: 'The signature does not match', 404: 'Not the configured provider' },
+    errors: { 400: 'The signature does not match, or the event is malformed', 404: 'Not the configured provider' },
     rawBody: 'The provider’s event, exactly as sent (the signature covers these bytes)',
     response: WebhookReceivedSchema,
     handler: async (req, reply) => {

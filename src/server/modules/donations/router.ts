@@ -8,14 +8,17 @@ import {
   DonationSchema,
   IdempotencyKeySchema,
   PaymentInfoSchema,
+  PaymentProblemListSchema,
+  PaymentProblemsQuery,
   ReceiptSchema,
   RefundInput,
+  SandboxSimulateInput,
   SubscriptionListSchema,
   SubscriptionSchema,
   SubscriptionsQuery,
   SupportedQuery,
 } from '../../../shared/schemas/donations';
-import { authedProcedure, publicProcedure, router } from '../../trpc/init';
+import { adminProcedure, authedProcedure, publicProcedure, router } from '../../trpc/init';
 
 export const donationsRouter = router({
   /** The payment provider as the Donate panel needs it (test mode, test cards, presets). */
@@ -52,6 +55,16 @@ export const donationsRouter = router({
     .input(SubscriptionsQuery.prefault({}))
     .output(SubscriptionListSchema)
     .query(({ ctx, input }) => ctx.services.donations.mySubscriptions(ctx.actor, input)),
+  /** Admins: provider events that booked nothing because they did not fit their donation. */
+  paymentProblems: adminProcedure
+    .input(PaymentProblemsQuery.prefault({}))
+    .output(PaymentProblemListSchema)
+    .query(({ ctx, input }) => ctx.services.donations.paymentProblems(ctx.actor, input)),
+  /** Admins: the sandbox refunds a donation, or opens, wins or loses a chargeback on it. */
+  simulate: adminProcedure
+    .input(SandboxSimulateInput.extend({ id: IdSchema }))
+    .output(ReceiptSchema)
+    .mutation(({ ctx, input }) => ctx.services.donations.simulate(ctx.actor, input.id, input)),
   cancelSubscription: authedProcedure
     .input(z.object({ id: IdSchema }))
     .output(SubscriptionSchema)

@@ -14,7 +14,10 @@ import {
   type DonateFields,
   type DonationDto,
   type PaymentInfoDto,
+  type PaymentProblemDto,
+  type PaymentProblemsQuery,
   type ReceiptDto,
+  type SandboxSimulateInput,
   type RefundInput,
   type SubscriptionDto,
   type SubscriptionsQuery,
@@ -24,23 +27,12 @@ import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { createHmac, randomUUID } from 'node:crypto';
 import { sha256Hex, equalHex } from '../../auth/crypto';
 import type { Tx } from '../../db/client';
-import {
-  campaignDonors,
-  campaignTotals,
-  campaigns,
-  supports,
-  donations,
-  ledgerEntries,
-  ledgerGroups,
-  paymentEvents,
-  payouts,
-  subscriptions,
-  users,
-} from '../../db/schema';
+import { campaignDonors, campaigns, supports, donations, ledgerEntries, ledgerGroups, paymentEvents, payouts, subscriptions, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound, unauthorized } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
+import { campaignMoney } from '../../lib/balances';
 import { clientKey, serverKey } from '../../lib/idempotency';
 import { visibleCampaign } from '../../lib/campaign-access';
 import { canSeeAdult } from '../../lib/items';
@@ -48,9 +40,18 @@ import { csvDocument, csvField, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { donationTemplates } from '../../mail/donation-templates';
 import type { MailMessage } from '../../mail/mailer';
-import { PaymentProviderError, WebhookSignatureError, type ChargeResult, type PaymentEvent, type PaymentProvider } from '../../payments/port';
-import { requireUser } from '../auth/service';
+import { isSandbox } from '../../payments/sandbox';
+import {
+  PaymentProviderError,
+  WebhookPayloadError,
+  WebhookSignatureError,
+  type ChargeResult,
+  type PaymentEvent,
+  type PaymentProvider,
+} from '../../payments/port';
+import { requireAdmin, requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
+import { createReversals, donorKeyOf, keepProblem, mismatch } from './reversals';
 import { donationStatements, type Facts } from './statements';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -104,10 +105,6 @@ function toDonationDto(d: DonationRow, receiptUrl: string): DonationDto {
   };
 }
 
-/** The answer to a donation request: the donation, or a 402 with the provider's reason when it failed. */
-
-const donorKeyOf = (d: { donorId: string | null; donorEmail: string | null }) => (d.donorId ? `u:${d.donorId}` : `e:${d.donorEmail}`);
-
 /**
  * The secret of a donation's receipt link: an HMAC of its id under the app's receipt key, so a
  * guest (who has no account to sign in with) can read their receipt from the email, and nothing
@@ -135,6 +132,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
 
   /** The receipt page; a guest's link carries the receipt secret. */
   const receiptLink = (d: { id: string; donorId: string | null }) => `${config.appUrl}/donations/${d.id}${d.donorId ? '' : `?token=${tokenOf(d.id)}`}`;
+
+  const reversals = createReversals(deps, { provider, receiptLink });
 
   /** The answer to a donation request: the donation, or a 402 with the provider's reason when it failed. */
   function answer(d: DonationRow, link = receiptLink(d)): DonationDto {
@@ -242,7 +241,14 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     if (!facts) return false;
     const messages = successMessages(facts);
     const booked = await statements.bookOneOff(
-      { provider: provider.name, eventId: event.eventId, providerRef: event.providerRef, donationId: event.donationId },
+      {
+        provider: provider.name,
+        eventId: event.eventId,
+        providerRef: event.providerRef,
+        donationId: event.donationId,
+        amount: event.amount,
+        currency: event.currency,
+      },
       { messages, status: mailer.outboxStatus },
     );
     if (!booked) return false;
@@ -256,13 +262,13 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     return true;
   }
 
-  /** What a subscription charge's failure sends when it gives up. */
-  async function announceCancelled(sub: SubscriptionRow) {
+  /** What a monthly donation that stops sends: after its charges failed, or when its campaign has taken place (`ended`). */
+  async function announceCancelled(sub: SubscriptionRow, why: 'failed' | 'ended' = 'failed') {
     const c = await campaignTitle(sub.campaignId);
     const to = await donorEmail({ donorId: sub.donorId, donorEmail: null });
     if (to)
       await sendQuietly(
-        donationTemplates.monthlyCancelled(to, {
+        donationTemplates[why === 'ended' ? 'monthlyEnded' : 'monthlyCancelled'](to, {
           amount: toMajor(sub.amount),
           currency: sub.currency,
           campaignTitle: c.title,
@@ -272,12 +278,15 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
   }
 
   /**
-   * Applies a provider event: the only way a payment becomes succeeded or failed. An event seen
-   * before, or about a donation that is unknown or no longer pending, changes nothing.
+   * Applies a provider event: the only way a payment becomes succeeded or failed, or money comes
+   * back from a campaign on the provider's side (reversals.ts). An event seen before, or about a
+   * donation that is unknown or no longer pending, changes nothing; one whose amount or currency
+   * is not its donation's books nothing and is kept for admins.
    */
   async function applyEvent(event: PaymentEvent): Promise<void> {
+    if (event.type !== 'payment.succeeded' && event.type !== 'payment.failed') return reversals.apply(event);
     // the common case, a one-off payment that succeeded, in one statement; what it leaves alone
-    // (seen before, unknown, final, monthly, failed) is decided below
+    // (seen before, unknown, final, monthly, failed, mismatched) is decided below
     if (event.type === 'payment.succeeded' && isUuid(event.donationId) && (await bookOneOff(event))) return;
     const result = await db.transaction(async (tx) => {
       const seen = await tx
@@ -288,6 +297,17 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       if (!seen.length || !isUuid(event.donationId)) return null;
       const now = new Date();
       if (event.type === 'payment.succeeded') {
+        const [pending] = await tx
+          .select()
+          .from(donations)
+          .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
+          .for('update');
+        if (!pending) return null;
+        const problem = mismatch(pending, event);
+        if (problem) {
+          await keepProblem(tx, provider.name, event, pending.id, problem);
+          return { kind: 'mismatch' as const, d: pending, problem };
+        }
         const [d] = await tx
           .update(donations)
           .set({
@@ -352,6 +372,10 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       }
       return { kind: 'failed' as const, d };
     });
+    if (result?.kind === 'mismatch') {
+      log.warn({ eventId: event.eventId, donationId: result.d.id, problem: result.problem }, 'a payment event does not match its donation: nothing booked');
+      return;
+    }
     const waiting = result && starting.get(result.d.id);
     if (waiting) waiting.settled = result.d;
     if (result?.kind === 'succeeded') await announceSuccess(result.d);
@@ -588,11 +612,75 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       try {
         event = await provider.parseWebhook(rawBody, headers);
       } catch (err) {
-        if (err instanceof WebhookSignatureError) throw badRequest(M.invalidWebhookSignature);
+        // refused with one line each: a provider retries a 5xx for days, a 400 it does not
+        if (err instanceof WebhookSignatureError) {
+          log.warn({ provider: providerName, reason: err.message }, 'payment webhook refused: bad signature');
+          throw badRequest(M.invalidWebhookSignature);
+        }
+        if (err instanceof WebhookPayloadError) {
+          log.warn({ provider: providerName, reason: err.message }, 'payment webhook refused: malformed event');
+          throw badRequest(M.invalidWebhookPayload);
+        }
         throw err;
       }
       if (event) await applyEvent(event);
       return { received: true };
+    },
+
+    /** Provider events that booked nothing because they did not fit their donation, newest first: admins only. */
+    async paymentProblems(actor: Actor, query: Out<typeof PaymentProblemsQuery>): Promise<{ items: PaymentProblemDto[]; nextCursor: string | null }> {
+      requireAdmin(actor);
+      const cursor = readCursor(query.cursor);
+      const rows = await db
+        .select()
+        .from(paymentEvents)
+        .where(
+          and(
+            sql`${paymentEvents.problem} is not null`,
+            cursor ? sql`(${paymentEvents.receivedAt}, ${paymentEvents.eventId}) < (${cursor.t}::timestamptz, ${cursor.id})` : undefined,
+          ),
+        )
+        .orderBy(desc(paymentEvents.receivedAt), desc(paymentEvents.eventId))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = pageOf(rows, query.limit, (r) => ({ createdAt: r.receivedAt, id: r.eventId }));
+      return {
+        items: page.map((r) => ({
+          provider: r.provider,
+          eventId: r.eventId,
+          type: r.type,
+          donationId: r.donationId,
+          problem: r.problem ?? '',
+          amount: r.amount === null ? null : toMajor(r.amount),
+          currency: r.currency,
+          receivedAt: r.receivedAt,
+        })),
+        nextCursor,
+      };
+    },
+
+    /**
+     * An admin has the built-in sandbox's processor refund a succeeded donation (in part with
+     * `amount`) or open, win or lose a chargeback on it, as a real processor does on its own side;
+     * the signed event it sends back is applied like any provider's. Answers the receipt after.
+     */
+    async simulate(actor: Actor, id: string, input: Out<typeof SandboxSimulateInput>): Promise<ReceiptDto> {
+      requireAdmin(actor);
+      if (!isSandbox(provider)) throw notFound(M.sandboxOnly);
+      if (!isUuid(id)) throw notFound(M.donationNotFound);
+      const [d] = await db.select().from(donations).where(eq(donations.id, id));
+      if (!d || d.provider !== provider.name) throw notFound(M.donationNotFound);
+      if (!d.providerRef || (d.status !== 'succeeded' && d.status !== 'refunded')) throw conflict(M.refundNotPossible);
+      const part = input.amount === undefined ? undefined : toMinor(input.amount);
+      await provider.simulate({
+        action: input.action,
+        donationId: d.id,
+        providerRef: d.providerRef,
+        currency: d.currency,
+        // a chargeback is for what still stands of the donation
+        amount: input.action === 'refund' ? d.amount : (part ?? d.amount - d.refundedAmount),
+        refundedTotal: input.action === 'refund' ? d.refundedAmount + (part ?? d.amount - d.refundedAmount) : undefined,
+      });
+      return service.receipt(actor, id);
     },
 
     /** The receipt: for the donor, the campaign's owner, admins, and whoever holds the guest's receipt link. */
@@ -617,8 +705,9 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         date: d.succeededAt ?? d.createdAt,
         monthly: d.recurring,
         failureMessage: d.status === 'failed' ? d.failureMessage : null,
-        refund: d.refundedAt ? { amount: toMajor(d.amount), date: d.refundedAt } : null,
-        canRefund: owner && d.status === 'succeeded',
+        refund: d.refundedAmount > 0 ? { amount: toMajor(d.refundedAmount), date: d.refundedAt ?? d.updatedAt } : null,
+        chargeback: d.chargeback,
+        canRefund: owner && d.status === 'succeeded' && d.chargeback !== 'open',
       };
     },
 
@@ -644,17 +733,16 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         if (!c || !d) throw notFound(M.donationNotFound);
         if (d.status === 'refunded' && idempotencyKey && d.refundKey === idempotencyKey) return null;
         if (d.status !== 'succeeded') throw conflict(M.refundNotPossible);
-        const [t] = await tx
-          .select({ balance: sql<string>`coalesce(sum(${campaignTotals.raised} - ${campaignTotals.refunded} - ${campaignTotals.paidOut}), 0)` })
-          .from(campaignTotals)
-          .where(and(eq(campaignTotals.campaignId, d.campaignId), eq(campaignTotals.currency, d.currency)));
-        const available = Number(t.balance) - (await pendingPayouts(tx, d.campaignId, d.currency));
-        if (available < d.amount) throw conflict(M.refundExceedsBalance);
+        if (d.chargeback === 'open') throw conflict(M.refundUnderChargeback);
+        // what still stands of it (the provider may have refunded part of it already)
+        const rest = d.amount - d.refundedAmount;
+        const available = (await campaignMoney(tx, d.campaignId, d.currency)).balance - (await pendingPayouts(tx, d.campaignId, d.currency));
+        if (available < rest) throw conflict(M.refundExceedsBalance);
         try {
           await provider.refund({
             donationId: d.id,
             providerRef: d.providerRef ?? '',
-            amount: d.amount,
+            amount: rest,
             currency: d.currency,
             idempotencyKey: `refund:${d.id}`,
           });
@@ -668,14 +756,15 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           .where(and(eq(ledgerGroups.donationId, d.id), eq(ledgerGroups.kind, 'donation')));
         const [g] = await tx.insert(ledgerGroups).values({ kind: 'refund', donationId: d.id, reversesGroupId: original.id }).returning({ id: ledgerGroups.id });
         await tx.insert(ledgerEntries).values([
-          { groupId: g.id, accountType: 'campaign', accountId: d.campaignId, amount: -d.amount, currency: d.currency },
-          { groupId: g.id, accountType: 'provider', accountId: d.provider, amount: d.amount, currency: d.currency },
+          { groupId: g.id, accountType: 'campaign', accountId: d.campaignId, amount: -rest, currency: d.currency },
+          { groupId: g.id, accountType: 'provider', accountId: d.provider, amount: rest, currency: d.currency },
         ]);
         const now = new Date();
         const [after] = await tx
           .update(donations)
           .set({
             status: 'refunded',
+            refundedAmount: d.amount,
             refundedAt: now,
             refundReason: input.reason || null,
             refundedBy: user.id,
@@ -686,7 +775,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           .returning();
         await tx
           .update(campaignDonors)
-          .set({ gifts: sql`${campaignDonors.gifts} - 1`, donated: sql`${campaignDonors.donated} - ${d.amount}` })
+          .set({ gifts: sql`${campaignDonors.gifts} - 1`, donated: sql`greatest(${campaignDonors.donated} - ${rest}, 0)` })
           .where(and(eq(campaignDonors.campaignId, d.campaignId), eq(campaignDonors.donorKey, donorKeyOf(d))));
         await recordChange(tx, {
           modelName: 'Donation',
@@ -910,7 +999,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           // claim the month: the pending donation row is the claim (its unique index keeps a second runner out)
           const claimed = await db.transaction(async (tx) => {
             const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id)).for('update', { skipLocked: true });
-            if (!sub || sub.status !== 'active' || !sub.paymentMethodRef) return null;
+            if (sub?.status !== 'active' || !sub.paymentMethodRef) return null;
             if ((sub.nextRetryAt ?? sub.nextChargeAt).getTime() > now.getTime()) return null;
             const period = periodOf(sub.nextChargeAt);
             const [standing] = await tx
@@ -948,7 +1037,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           if (!claimed) continue;
           if (claimed.ended) {
             counts.cancelled += 1;
-            await announceCancelled(claimed.sub);
+            await announceCancelled(claimed.sub, 'ended');
             continue;
           }
           counts.charged += 1;

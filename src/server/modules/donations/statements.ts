@@ -67,16 +67,18 @@ const TIME_ORDERED_UUID = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_u
  * are written into the email outbox: they exist exactly when the booking does. The ledger's
  * triggers keep campaign_totals and check the group's balance as for any other write. It changes
  * nothing (and answers no row) when the event was seen before or the donation is unknown, not
- * pending, of another provider, or part of a monthly donation: the caller then takes the general
- * path, which decides those cases.
+ * pending, of another provider, part of a monthly donation, or of another amount or currency
+ * than the event's: the caller then takes the general path, which decides those cases.
  * $1 provider, $2 event id, $3 provider's payment reference, $4 donation id, $5 the messages
- * (a JSON array of {to, subject, text, html, kind}), $6 the outbox rows' status.
+ * (a JSON array of {to, subject, text, html, kind}), $6 the outbox rows' status, $7 the amount
+ * paid (minor units), $8 its currency.
  */
 const BOOK_ONE_OFF = `
 with d as (
   update donations
      set status = 'succeeded', provider_ref = coalesce(provider_ref, $3), succeeded_at = now(), checkout_url = null, updated_at = now()
    where id = $4::uuid and status = 'pending' and provider = $1 and subscription_id is null
+     and amount = $7 and currency::text = $8
      and not exists (select 1 from payment_events where provider = $1 and event_id = $2)
   returning *
 ), ev as (
@@ -168,11 +170,14 @@ export function donationStatements(db: Db) {
   return {
     /** The booking (BOOK_ONE_OFF): the succeeded donation and its messages' outbox ids, or null when it booked nothing. */
     async bookOneOff(
-      p: { provider: string; eventId: string; providerRef: string; donationId: string },
+      p: { provider: string; eventId: string; providerRef: string; donationId: string; amount: number; currency: string },
       mail: { messages: readonly OutboxMessage[]; status: 'outbox' | 'pending' },
     ): Promise<{ donation: DonationRow; outbox: { id: string; to: string; kind: string }[] } | null> {
       const messages = JSON.stringify(mail.messages.map((m) => ({ to: m.to, subject: m.subject, text: m.text, html: m.html ?? null, kind: m.kind })));
-      const [row] = await run({ sql: BOOK_ONE_OFF, params: [p.provider, p.eventId, p.providerRef, p.donationId, messages, mail.status] }, true);
+      const [row] = await run(
+        { sql: BOOK_ONE_OFF, params: [p.provider, p.eventId, p.providerRef, p.donationId, messages, mail.status, p.amount, p.currency] },
+        true,
+      );
       if (!row) return null;
       const ids = (row[width] as [string, string, string][] | null) ?? [];
       return { donation: toDonation(row), outbox: ids.map(([id, to, kind]) => ({ id, to, kind })) };

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
 import { changeHistory, disputes, donations, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
-import { buildTestApp, call, lastEmail, openTestDatabase, signUp, trpc, type Client } from '../../../../test/helpers';
+import { buildTestApp, call, lastEmail, openTestDatabase, signUp, signUpVerified, trpc, type Client } from '../../../../test/helpers';
 import { setAdmin } from '../users/admin-grant';
 import { platformFee } from './service';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   app = await buildTestApp(database);
   owner = await signUp(app, { username: 'p_owner' });
   unverified = await signUp(app, { username: 'p_unverified' });
-  donor = await signUp(app, { username: 'p_donor' });
+  donor = await signUpVerified(app, database, { username: 'p_donor' });
   stranger = await signUp(app, { username: 'p_stranger' });
   admin = await signUp(app, { username: 'p_admin' });
   await setAdmin(database.db, admin.email, true);
@@ -63,7 +63,18 @@ describe('the platform fee', () => {
 describe('balance and payout requests (REST)', () => {
   it('shows the balance to the owner and admins only', async () => {
     const id = await fundedCampaign(owner, 'Balance', [10, 20.5]);
-    expect(await balance(id)).toEqual({ currency: 'USD', raised: 30.5, refunded: 0, paidOut: 0, pending: 0, available: 30.5, feeRate: 0.05, holds: [] });
+    expect(await balance(id)).toEqual({
+      currency: 'USD',
+      raised: 30.5,
+      refunded: 0,
+      paidOut: 0,
+      pending: 0,
+      held: 0,
+      chargedBack: 0,
+      available: 30.5,
+      feeRate: 0.05,
+      holds: [],
+    });
     expect((await balance(id, admin)).available).toBe(30.5);
     expect((await call(app, stranger, { method: 'GET', url: `/api/campaigns/${id}/balance` })).statusCode).toBe(403);
     expect((await call(app, null, { method: 'GET', url: `/api/campaigns/${id}/balance` })).statusCode).toBe(401);

@@ -16,12 +16,13 @@ import type {
 } from '../../../shared/schemas/payouts';
 import { equalHex, sha256Hex } from '../../auth/crypto';
 import type { DbOrTx } from '../../db/client';
-import { campaigns, campaignTotals, disputes, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
+import { campaigns, disputes, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { clientKey } from '../../lib/idempotency';
+import { campaignMoney } from '../../lib/balances';
 import { visibleCampaign } from '../../lib/campaign-access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
@@ -85,8 +86,9 @@ async function holdsOf(via: DbOrTx, campaignId: string): Promise<PayoutHoldDto[]
 /**
  * Payouts: the campaign's owner asks for (part of) the available balance to a PayPal address;
  * an admin approves (one ledger group: campaign -gross, platform fees +fee, recipient +net) or
- * rejects (the money is available again). Available = raised - refunded - paid out - pending
- * payouts, checked with the campaign row locked, so racing requests never hold more than the
+ * rejects (the money is available again). Available = the campaign's balance (lib/balances.ts:
+ * raised less refunds, payouts, chargebacks held or lost and their fees) - pending payouts,
+ * checked with the campaign row locked, so racing requests never hold more than the
  * campaign has.
  */
 export function createPayoutsService(deps: Deps) {
@@ -95,23 +97,14 @@ export function createPayoutsService(deps: Deps) {
   const visible = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
 
   async function figures(via: DbOrTx, campaignId: string, currency: string) {
-    const [t] = await via
-      .select({
-        raised: sql<string>`coalesce(sum(${campaignTotals.raised}), 0)`,
-        refunded: sql<string>`coalesce(sum(${campaignTotals.refunded}), 0)`,
-        paidOut: sql<string>`coalesce(sum(${campaignTotals.paidOut}), 0)`,
-      })
-      .from(campaignTotals)
-      .where(and(eq(campaignTotals.campaignId, campaignId), sql`${campaignTotals.currency} = ${currency}`));
+    const m = await campaignMoney(via, campaignId, currency);
     const [p] = await via
       .select({ pending: sql<string>`coalesce(sum(${payouts.gross}), 0)` })
       .from(payouts)
       .where(and(eq(payouts.campaignId, campaignId), eq(payouts.status, 'pending')));
-    const raised = Number(t.raised);
-    const refunded = Number(t.refunded);
-    const paidOut = Number(t.paidOut);
     const pending = Number(p.pending);
-    return { raised, refunded, paidOut, pending, available: raised - refunded - paidOut - pending };
+    // money under a chargeback is out of the balance: no payout can include it
+    return { ...m, pending, available: m.balance - pending };
   }
 
   async function ownerOrAdmin(actor: Actor, campaignId: string) {
@@ -168,6 +161,10 @@ export function createPayoutsService(deps: Deps) {
           )
           .limit(1);
         if (open) throw conflict(M.payoutDisputed);
+        // a chargeback (or a refund on the provider's side) since the request may have taken what
+        // it held: the campaign row is locked, as payout requests lock it, while this is checked
+        await tx.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.id, p.campaignId)).for('no key update');
+        if ((await figures(tx, p.campaignId, p.currency)).available < 0) throw conflict(M.payoutExceedsBalance);
         const [g] = await tx.insert(ledgerGroups).values({ kind: 'payout', payoutId: p.id }).returning({ id: ledgerGroups.id });
         const entries: (typeof ledgerEntries.$inferInsert)[] = [
           { groupId: g.id, accountType: 'campaign', accountId: p.campaignId, amount: -p.gross, currency: p.currency },
@@ -210,6 +207,8 @@ export function createPayoutsService(deps: Deps) {
         refunded: toMajor(f.refunded),
         paidOut: toMajor(f.paidOut),
         pending: toMajor(f.pending),
+        held: toMajor(f.held),
+        chargedBack: toMajor(f.chargedBack + f.disputeFees),
         available: toMajor(f.available),
         feeRate: config.platformFeeBps / 10_000,
         holds: await holdsOf(db, c.id),
