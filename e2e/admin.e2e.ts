@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
-import { call, PASSWORD, signUp } from '../test/helpers';
+import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
 import { countRequests, settle, startHarness, type Harness } from './harness';
 
 /*
@@ -108,7 +108,7 @@ describe('admin console', () => {
   beforeAll(async () => {
     admin = await signUp(h.app, { username: 'console_admin' });
     owner = await signUp(h.app, { username: 'lantern_keeper' });
-    supporter = await signUp(h.app, { username: 'night_walker' });
+    supporter = await signUpVerified(h.app, h.database, { username: 'night_walker' });
     expect(await setAdmin(h.database.db, admin.email, true)).toBe(true);
     await h.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, owner.userId));
     campaignA = await createCampaign(TITLE_A, 60, 'e2e-admin-gift-a');

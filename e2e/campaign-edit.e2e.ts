@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { users } from '../src/server/db/schema';
 import { SESSION_COOKIE } from '../src/shared/constants';
 import { M } from '../src/shared/messages';
-import { call, PASSWORD, signUp, uploadImages } from '../test/helpers';
+import { call, PASSWORD, signUp, signUpVerified, uploadImages } from '../test/helpers';
 import { settle, startHarness, type Harness } from './harness';
 
 /*
@@ -102,7 +102,7 @@ const currencyField = (page: Page) => page.getByRole('combobox', { name: 'Curren
 describe('editing a campaign', () => {
   beforeAll(async () => {
     owner = await signUp(h.app, { username: 'edit_owner' });
-    stranger = await signUp(h.app, { username: 'edit_stranger' });
+    stranger = await signUpVerified(h.app, h.database, { username: 'edit_stranger' });
   });
 
   it('says "Campaign created." once after creating, then the owner edits it from its page', async () => {

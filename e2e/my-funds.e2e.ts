@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
-import { call, PASSWORD, signUp } from '../test/helpers';
+import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
 import { countRequests, settle, startHarness, type Harness } from './harness';
 
 /*
@@ -91,7 +91,7 @@ const controlled = (button: Locator) =>
 describe('Funds on /myCampaigns', () => {
   beforeAll(async () => {
     owner = await signUp(h.app, { username: 'garden_keeper' });
-    const supporter = await signUp(h.app, { username: 'seed_giver' });
+    const supporter = await signUpVerified(h.app, h.database, { username: 'seed_giver' });
     // the owner's email is verified (as the link in the outbox would do)
     await h.database.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, owner.userId));
     gardenId = await createCampaign(GARDEN);

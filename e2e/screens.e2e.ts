@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
-import { call, PASSWORD, signUp } from '../test/helpers';
+import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
 import { settle, startHarness, type Harness } from './harness';
 import { ADMIN_ROUTES, everyRoute, routesNotVisited } from './routes';
 
@@ -138,7 +138,7 @@ describe('with data', () => {
   const TEAM = 'Lantern builders';
 
   beforeAll(async () => {
-    owner = await signUp(h.app, { username: 'lantern_keeper' });
+    owner = await signUpVerified(h.app, h.database, { username: 'lantern_keeper' });
     admin = await signUp(h.app, { username: 'screens_admin' });
     expect(await setAdmin(h.database.db, admin.email, true)).toBe(true);
     campaignId = await post(owner, '/api/campaigns', {

@@ -10,7 +10,7 @@ import { campaigns, donations, emailOutbox, images, jobRuns, subscriptions } fro
 import { uploadsDir } from '../storage/storage';
 import { createSandboxProvider, sandboxKey } from '../payments/sandbox';
 import type { PaymentProvider } from '../payments/port';
-import { buildTestApp, call, openTestDatabase, signUp, testConfig, testDataDir, trpc, uploadImages } from '../../../test/helpers';
+import { buildTestApp, call, openTestDatabase, signUp, signUpVerified, testConfig, testDataDir, trpc, uploadImages } from '../../../test/helpers';
 import { setAdmin } from '../modules/users/admin-grant';
 import { periodOf } from '../modules/donations/service';
 import { RUN_LOCK_KEY } from './runner';
@@ -27,7 +27,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   app = await buildTestApp(database);
   admin = await signUp(app, { username: 'j_admin' });
-  donor = await signUp(app, { username: 'j_donor' });
+  donor = await signUpVerified(app, database, { username: 'j_donor' });
   owner = await signUp(app, { username: 'j_owner' });
   await setAdmin(database.db, admin.email, true);
   campaignId = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Monthly garden', actionMode: 'both' } })).json()._id;

@@ -58,9 +58,10 @@ export type WriteKind = keyof typeof WRITE_BUDGETS;
  * card). Unlike the other writes, an attempt spends its address's budget whoever is signed in,
  * as well as its account's, so that new accounts from one address get no more card tries
  * between them than one guest: what stops a card tester who signs up throwaway accounts.
- * Where the provider tells which card it is (a fingerprint), the card has a budget of its own
- * across every account and address. A family behind one address giving a few times an hour is
- * far inside them.
+ * Where the provider tells which card it is before the attempt (a fingerprint), the card has a
+ * budget of its own across every account and address; neither provider here does (Stripe takes
+ * the card on its own page, and the sandbox's test cards are public numbers everybody shares).
+ * A family behind one address giving a few times an hour is far inside them.
  */
 export const PAYMENT_BUDGETS = {
   address: [

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { campaigns, changeHistory, supports, users } from '../../db/schema';
-import { buildTestApp, call, openTestDatabase, signUp, trpc, uploadImages, type Client } from '../../../../test/helpers';
+import { buildTestApp, call, openTestDatabase, signUp, signUpVerified, trpc, uploadImages, type Client } from '../../../../test/helpers';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   app = await buildTestApp(database);
   alice = await signUp(app, { username: 'alice' });
-  bob = await signUp(app, { username: 'bob' });
+  bob = await signUpVerified(app, database, { username: 'bob' });
 });
 afterAll(async () => {
   await app?.close();

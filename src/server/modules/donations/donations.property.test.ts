@@ -7,7 +7,7 @@ import { toMinor } from '../../../shared/money';
 import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, payouts, sessions, subscriptions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { AppError } from '../../lib/errors';
-import { buildTestApp, call, openTestDatabase, signUp } from '../../../../test/helpers';
+import { buildTestApp, call, openTestDatabase, signUp, signUpVerified } from '../../../../test/helpers';
 import { setAdmin } from '../users/admin-grant';
 
 /**
@@ -57,7 +57,7 @@ beforeAll(async () => {
   await setAdmin(database.db, a.email, true);
   admin = await actorOf(a);
   people = [];
-  for (let i = 0; i < PEOPLE; i++) people.push(await actorOf(await signUp(app, { username: `prop_giver_${i}` })));
+  for (let i = 0; i < PEOPLE; i++) people.push(await actorOf(await signUpVerified(app, database, { username: `prop_giver_${i}` })));
   campaignIds = [];
   for (const currency of CURRENCIES) {
     const res = await call(app, o, { method: 'POST', url: '/api/campaigns', payload: { title: `Prop ${currency}`, currency, actionMode: 'both' } });
