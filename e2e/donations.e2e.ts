@@ -2,13 +2,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page, Request, Route } from 'playwright-core';
-import { call, PASSWORD, signUp } from '../test/helpers';
+import { M } from '../src/shared/messages';
+import { call, PASSWORD, signUp, signUpVerified, tokenFromEmail } from '../test/helpers';
 import { settle, startHarness, type Harness } from './harness';
 
 /*
  * Donations through the screens, on the built-in sandbox provider: a guest's gift and its
- * receipt, a declined card, a member's monthly gift cancelled from /my, and the owner's list
- * with a refund and the CSV. The tests run in order and share one campaign.
+ * receipt, a declined card, a member who verifies their email from the Donate panel and gives
+ * monthly, cancelled from /my, and the owner's list with a refund and the CSV. The tests run in
+ * order and share one campaign.
  *
  * E2E_SCREENSHOT_DIR=/some/dir also saves the campaign page and the receipt at 320 and 1280 px.
  */
@@ -72,7 +74,8 @@ async function shoot(page: Page, name: string) {
 
 describe('donations', () => {
   beforeAll(async () => {
-    owner = await signUp(h.app, { username: 'lantern_keeper' });
+    // the owner's email is verified: signed in, they see the Donate form on their own campaign
+    owner = await signUpVerified(h.app, h.database, { username: 'lantern_keeper' });
     const res = await call(h.app, owner, {
       method: 'POST',
       url: '/api/campaigns',
@@ -225,12 +228,21 @@ describe('donations', () => {
     await expect.poll(() => fact(page, 'Raised')).toBe('$10.00');
   });
 
-  it('a signed-in person gives monthly with the keyboard and cancels it from /my (Supported tab)', async () => {
+  it('a signed-in person verifies their email from the Donate panel, gives monthly with the keyboard and cancels it from /my (Supported tab)', async () => {
     const maya = await signUp(h.app, { username: 'monthly_maya' });
     const { page } = await h.newPage();
     await logIn(page, maya.email);
     await page.goto(campaignUrl);
     const panel = donatePanel(page);
+    // not verified yet: the panel says so before a card can be typed, and sends the link again
+    await panel.getByText(M.verifyBeforeDonating).waitFor();
+    expect(await panel.getByLabel('Card number').count()).toBe(0);
+    await panel.getByRole('button', { name: 'Send again' }).click();
+    await panel.getByRole('status').filter({ hasText: M.verificationSent }).waitFor();
+    // the emailed link verifies the address; back on the campaign, the form is there
+    await page.goto(`/verify-email?token=${await tokenFromEmail(h.database, maya.email, 'verify_email')}`);
+    await page.getByText(M.emailVerified).waitFor();
+    await page.goto(campaignUrl);
     // members give without an email field
     await panel.getByLabel('Give monthly').waitFor();
     expect(await panel.getByRole('textbox', { name: 'Email' }).count()).toBe(0);

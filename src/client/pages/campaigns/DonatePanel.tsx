@@ -55,8 +55,27 @@ export function DonatePanel({ campaign }: { campaign: CampaignDto }) {
 
 type Done = { donation: DonationDto; monthly: boolean };
 
+/** A signed-in person whose email is not verified yet gives nothing until it is: the panel says so, with "Send again". */
+function VerifyToDonate({ email }: { email: string }) {
+  const utils = trpc.useUtils();
+  // verified meanwhile (in another tab, say): the answer says so, and the form comes back
+  const resend = trpc.auth.resendVerification.useMutation({ onSuccess: () => void utils.auth.me.invalidate() });
+  const message = resend.isSuccess ? resend.data.message || M.verificationSent : resend.isError ? errorMessage(resend.error, M.requestFailed) : null;
+  return (
+    <div className="form">
+      <p className="notice notice-info">
+        {M.verifyBeforeDonating} We sent a link to <strong>{email}</strong>.
+      </p>
+      <button type="button" className="button button-secondary" onClick={() => resend.mutate()} disabled={resend.isPending}>
+        Send again
+      </button>
+      <Notice kind={resend.isError ? 'error' : 'info'}>{message}</Notice>
+    </div>
+  );
+}
+
 function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentInfoDto }) {
-  const { isSignedIn, isLoading } = useSession();
+  const { user, isSignedIn, isLoading } = useSession();
   const utils = trpc.useUtils();
   const ids = useId();
   const [preset, setPreset] = useState<number | null>(null);
@@ -157,6 +176,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
         onError(err) {
           // the server answered: that submission is over, the next one is new
           if (httpStatus(err) !== undefined) attempt.current = null;
+          // the email was not verified after all (the session check is older): the panel says so
+          if (err.message === M.verifyBeforeDonating) void utils.auth.me.invalidate();
           const field = FIELD_OF[err.message];
           if (httpStatus(err) !== undefined && field) {
             const next = { [field]: err.message };
@@ -213,6 +234,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
 
   // the fields differ for guests and members: wait for the session check
   if (isLoading) return <Loading />;
+  // paying signed in needs a verified email: said before any card is typed
+  if (user && !user.emailVerified) return <VerifyToDonate email={user.email} />;
 
   const amountErrorId = `${ids}-amount-error`;
   const amountHintId = `${ids}-amount-hint`;
