@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { and, desc, eq } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
@@ -68,9 +69,35 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/** One line of the app's JSON log. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  err?: { message?: string };
+  res?: { statusCode?: number };
+  [field: string]: unknown;
+}
+
+/** A log stream for buildApp's `logStream` whose lines a test reads back (`lines`). */
+export function capturedLog(): { stream: Writable; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  let partial = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  return { stream, lines };
+}
+
 /** The app of a test, every /api answer held against its OpenAPI document (test/contract.ts). */
-export async function buildTestApp(db: Database, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
-  const app = checkContract(await buildApp({ config: testConfig(overrides), db: db.db, client: 'none', logger: false }));
+export async function buildTestApp(db: Database, overrides: Partial<Config> = {}, log?: { stream: Writable }): Promise<FastifyInstance> {
+  const app = checkContract(
+    await buildApp({ config: testConfig(overrides), db: db.db, client: 'none', ...(log ? { logStream: log.stream } : { logger: false }) }),
+  );
   await app.ready();
   return app;
 }

@@ -1,11 +1,8 @@
-import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app';
 import { users } from '../db/schema';
-import { call, freshIp, openTestDatabase, signUp, testConfig, type Client } from '../../../test/helpers';
-import { checkContract } from '../../../test/contract';
+import { buildTestApp, call, capturedLog, freshIp, openTestDatabase, signUp, type Client } from '../../../test/helpers';
 
 // The two CSV exports of the REST door (`?format=csv`: a campaign's donations and its
 // supporters; the tRPC door has none), from an app whose log the test reads. The donors and
@@ -15,32 +12,17 @@ import { checkContract } from '../../../test/contract';
 /** Names that each hide a formula behind a separator some spreadsheet splits on. */
 const HOSTILE_NAMES = ['=HYPERLINK("http://evil.example","click")', 'Ann;=1+2', 'Bob\t@SUM(A1:A9)', 'Cy,-3+4', 'Di; "+5', 'Ed\n=cmd|"/c calc"!A1', '"=quoted"'];
 
-interface LogLine {
-  level: number;
-  msg?: string;
-  err?: { message?: string };
-  res?: { statusCode?: number };
-}
-
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
-const logged: LogLine[] = [];
+/** What the app logs. */
+const log = capturedLog();
+const logged = log.lines;
 let owner: Client;
 let campaign: string;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  let partial = '';
-  const logStream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) logged.push(JSON.parse(line) as LogLine);
-      done();
-    },
-  });
-  app = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logStream }));
-  await app.ready();
+  app = await buildTestApp(database, {}, log);
   owner = await signUp(app, { username: 'csv_owner' });
   campaign = (
     await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Export, "everything"', goalAmount: 100, actionMode: 'both' } })

@@ -71,15 +71,9 @@ export function parseCsvLine(line: string): string[] {
   }
 }
 
-/**
- * A CSV document: the header and the rows, each a line (CRLF line ends, as RFC 4180 has them).
- * A row is its fields' texts; a row given as a line already joined (`csvField`s and plain values,
- * comma-separated) is read back into its fields and written again, so it too comes out with
- * every field quoted and none able to start a formula.
- */
-export function csvDocument(header: string | readonly string[], rows: readonly (string | readonly string[])[]): string {
-  const fieldsOf = (row: string | readonly string[]) => (typeof row === 'string' ? parseCsvLine(row) : row);
-  return `${[header, ...rows].map((row) => csvRow(fieldsOf(row))).join('\r\n')}\r\n`;
+/** A CSV document: the header and the rows, each a list of its fields' texts (CRLF line ends, as RFC 4180 has them). */
+export function csvDocument(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  return `${[header, ...rows].map(csvRow).join('\r\n')}\r\n`;
 }
 
 /** `<prefix>-<the title as a slug>.csv` (a campaign's export). */

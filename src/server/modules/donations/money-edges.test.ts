@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
 import { campaigns, donations, emailOutbox, ledgerEntries, ledgerGroups, paymentEvents, subscriptions, users } from '../../db/schema';
 import { SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../../payments/sandbox';
-import { buildTestApp, call, openTestDatabase, signUp, testDataDir, trpc, type Client } from '../../../../test/helpers';
+import { buildTestApp, call, capturedLog, openTestDatabase, signUp, testDataDir, trpc, type Client } from '../../../../test/helpers';
 import { periodOf } from './service';
 
 // The edges of the money path: keys clients cannot share with the server or with each other, and
@@ -16,6 +16,9 @@ let owner: Awaited<ReturnType<typeof signUp>>;
 let donor: Awaited<ReturnType<typeof signUp>>;
 let attacker: Awaited<ReturnType<typeof signUp>>;
 let campaign: string;
+/** What the app logs (a refused or mismatched event is one line each). */
+const log = capturedLog();
+const logged = (msg: string) => log.lines.filter((l) => l.msg === msg);
 
 const GOOD = '4242 4242 4242 4242';
 const DECLINED = '4000 0000 0000 0002';
@@ -31,7 +34,7 @@ async function verifiedUser(username: string) {
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  app = await buildTestApp(database);
+  app = await buildTestApp(database, {}, log);
   owner = await verifiedUser('edge_owner');
   donor = await verifiedUser('edge_donor');
   attacker = await verifiedUser('edge_attacker');
@@ -447,6 +450,7 @@ describe('money the provider takes back', () => {
     expect((await sendSigned(sameCurrency)).statusCode).toBe(200);
     const [after] = await database.db.select().from(donations).where(eq(donations.id, pending.id));
     expect(after.status).toBe('pending');
+    expect(logged('a payment event does not match its donation: nothing booked').map((l) => l.eventId)).toEqual(['evt_mismatch', 'evt_mismatch_amount']);
     expect(await groupsOf(pending.id)).toEqual([]);
     expect(await raised(id)).toBe(0);
     const problems = await call(app, admin, { method: 'GET', url: '/api/admin/payments/problems' });
@@ -514,6 +518,9 @@ describe('malformed provider events', () => {
       payload: '{}',
     });
     expect([unsigned.statusCode, unsigned.json()]).toEqual([400, { error: M.invalidWebhookSignature }]);
+    // each refusal is one warning line, and nothing was logged as an error
+    expect(logged('payment webhook refused: malformed event')).toHaveLength(n + 4);
+    expect(log.lines.filter((l) => l.level >= 50)).toEqual([]);
     // only the complete events were recorded
     const after = await database.db.select({ n: sql<number>`count(*)::int` }).from(paymentEvents);
     expect(after[0].n - before[0].n).toBe(Object.keys(complete).length);

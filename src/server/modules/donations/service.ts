@@ -36,7 +36,7 @@ import { campaignMoney } from '../../lib/balances';
 import { clientKey, serverKey } from '../../lib/idempotency';
 import { visibleCampaign } from '../../lib/campaign-access';
 import { canSeeAdult } from '../../lib/items';
-import { csvDocument, csvField, csvFilename } from '../../lib/csv';
+import { csvDocument, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { donationTemplates } from '../../mail/donation-templates';
 import type { MailMessage } from '../../mail/mailer';
@@ -839,19 +839,19 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
 
     /** Every donation of `ofCampaign` as CSV (a header row, amounts with 2 decimals). */
     async csvOfCampaign(actor: Actor, campaignId: string): Promise<{ filename: string; csv: string }> {
-      const lines: string[] = [];
+      const lines: string[][] = [];
       let cursor: string | undefined;
       let title = 'campaign';
       for (;;) {
         const page = await service.ofCampaign(actor, campaignId, { limit: 100, cursor, format: 'csv' });
         title = page.campaign.title;
         for (const r of page.items) {
-          lines.push([r.date.toISOString(), csvField(r.donor), r.amount.toFixed(2), r.currency, r.status, r.monthly ? 'yes' : 'no', r._id].join(','));
+          lines.push([r.date.toISOString(), r.donor, r.amount.toFixed(2), r.currency, r.status, r.monthly ? 'yes' : 'no', r._id]);
         }
         if (!page.nextCursor) break;
         cursor = page.nextCursor;
       }
-      return { filename: csvFilename('donations', title), csv: csvDocument('date,donor,amount,currency,status,monthly,id', lines) };
+      return { filename: csvFilename('donations', title), csv: csvDocument(['date', 'donor', 'amount', 'currency', 'status', 'monthly', 'id'], lines) };
     },
 
     /**

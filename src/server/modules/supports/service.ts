@@ -35,7 +35,7 @@ export function createSupportsService(deps: Deps) {
   const supportable = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
 
   const assertOpen = (c: { actionMode: string; executionDate: Date | null }) => {
-    if (c.actionMode === 'donation') throw conflict(M.supportNotAccepted);
+    if (c.actionMode === 'donation') throw forbidden(M.supportNotAccepted);
     if (c.executionDate && c.executionDate.getTime() < Date.now()) throw conflict(M.campaignPast);
   };
 

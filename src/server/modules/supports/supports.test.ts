@@ -72,7 +72,7 @@ describe('signed-in support (REST)', () => {
 
   it('refuses campaigns that take no supporters, past ones and unknown ones, storing nothing', async () => {
     for (const [id, status, error] of [
-      [donationOnly, 409, M.supportNotAccepted],
+      [donationOnly, 403, M.supportNotAccepted],
       [past, 409, M.campaignPast],
       ['00000000-0000-4000-8000-000000000000', 404, M.campaignNotFound],
       ['nope', 404, M.campaignNotFound],
@@ -226,7 +226,7 @@ describe('the tRPC door', () => {
     const token = await linkToken('trpc.guest@example.com');
     expect((await trpc(app, null, 'mutation', 'supports.verifyGuest', { token })).data).toEqual({ message: M.guestSupportVerified, campaignId: both });
     expect((await trpc(app, null, 'mutation', 'supports.verifyGuest', { token })).status).toBe(400);
-    expect((await trpc(app, stranger, 'mutation', 'supports.support', { campaignId: donationOnly })).status).toBe(409);
+    expect((await trpc(app, stranger, 'mutation', 'supports.support', { campaignId: donationOnly })).status).toBe(403);
     expect((await trpc(app, stranger, 'mutation', 'supports.withdraw', { campaignId: both })).data).toEqual({ supported: false, supporters: 2 });
     expect((await trpc(app, null, 'mutation', 'supports.withdraw', { campaignId: both })).status).toBe(401);
     expect((await trpc(app, stranger, 'query', 'supports.list', { campaignId: both })).status).toBe(403);
