@@ -87,6 +87,13 @@ const ConfigSchema = z.object({
     .min(1)
     .max(24 * 60)
     .default(60),
+  /** A donation still pending after this many minutes is asked of the payment provider (the reconciliation job). */
+  PAYMENT_RECONCILE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(30),
   /** The platform's share of each payout, in percent (rounded half up to the cent). */
   PLATFORM_FEE_PERCENT: z.coerce.number().min(0).max(50).default(5),
   /** Stripe instead of the built-in sandbox payment provider: both or neither. */
@@ -126,6 +133,8 @@ export type Config = {
   /** Whether this process runs the scheduled jobs (JOBS), and their interval. */
   jobs: boolean;
   jobsIntervalMs: number;
+  /** How long a donation may stay pending before the scheduled jobs ask the provider about it (PAYMENT_RECONCILE_MINUTES). */
+  reconcileAfterMs: number;
   /** PLATFORM_FEE_PERCENT in basis points (500 for 5 %). */
   platformFeeBps: number;
   /** Set when Stripe takes payments (else the sandbox provider does). */
@@ -178,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
     jobs: c.JOBS === 'on',
     jobsIntervalMs: c.JOBS_INTERVAL_MINUTES * 60_000,
+    reconcileAfterMs: c.PAYMENT_RECONCILE_MINUTES * 60_000,
     platformFeeBps: Math.round(c.PLATFORM_FEE_PERCENT * 100),
     stripe: c.STRIPE_SECRET_KEY && c.STRIPE_WEBHOOK_SECRET ? { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : undefined,
     requestTimeoutMs: c.HTTP_REQUEST_TIMEOUT_MS,

@@ -135,6 +135,7 @@ export const M = {
   cardNotTestCard: 'Test mode: use the test card 4242 4242 4242 4242',
   cardDeclined: 'Your card was declined.',
   paymentFailed: 'The payment could not be completed. Please try again.',
+  paymentNotCompleted: 'The payment was not completed.',
   insufficientFunds: 'Your card has insufficient funds.',
   idempotencyKeyRequired: 'Idempotency-Key header is required',
   idempotencyKeyInvalid: 'Idempotency-Key must be 8 to 255 letters, digits, - or _',

@@ -28,8 +28,9 @@ export interface JobRunner {
 }
 
 /**
- * The scheduled jobs: charge the monthly donations that are due, email the execution reminders
- * (services' chargeDue and sendReminders), and delete uploads nothing references (cleanup.ts), every `intervalMs` and on demand, one run
+ * The scheduled jobs: ask the payment provider about donations left pending, charge the monthly
+ * donations that are due, email the execution reminders (services' reconcilePending, chargeDue
+ * and sendReminders), and delete uploads nothing references (cleanup.ts), every `intervalMs` and on demand, one run
  * at a time across any number of app processes, each run recorded in job_runs.
  *
  * On PostgreSQL a run holds a transaction-scoped advisory lock (pg_try_advisory_xact_lock) on
@@ -56,8 +57,10 @@ export function createJobRunner(opts: {
 
   async function work(now: Date): Promise<JobRunRow> {
     const [run] = await db.insert(jobRuns).values({ job: JOB, startedAt: now }).returning();
-    const counts: Record<string, number> = { charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
+    const counts: Record<string, number> = { reconciled: 0, charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
     try {
+      // donations left pending (a process died, an event never came) first: a monthly charge it settles is not due again
+      counts.reconciled = (await services.donations.reconcilePending(now)).asked;
       // every due monthly donation, in bounded batches (a row that cannot be charged is passed over)
       const c = await services.donations.chargeDue(now);
       counts.charged = c.charged;

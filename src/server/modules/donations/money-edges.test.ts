@@ -3,9 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
 import { campaigns, donations, emailOutbox, ledgerEntries, ledgerGroups, paymentEvents, subscriptions, users } from '../../db/schema';
-import { SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../../payments/sandbox';
-import { buildTestApp, call, capturedLog, openTestDatabase, signUp, testDataDir, trpc, type Client } from '../../../../test/helpers';
-import { periodOf } from './service';
+import { createSandboxProvider, SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../../payments/sandbox';
+import { buildApp } from '../../app';
+import { checkContract } from '../../../../test/contract';
+import { buildTestApp, call, capturedLog, openTestDatabase, signUp, testConfig, testDataDir, trpc, type Client } from '../../../../test/helpers';
+import { donationRequestHash, periodOf } from './service';
 
 // The edges of the money path: keys clients cannot share with the server or with each other, and
 // a monthly job that no stuck or hostile row can stall.
@@ -540,3 +542,107 @@ function sendRaw(body: string) {
     payload: body,
   });
 }
+
+describe('donations left pending', () => {
+  /** The same app on the same database, whose sandbox loses every event it sends (the webhook never arrives). */
+  let lossy: FastifyInstance;
+  beforeAll(async () => {
+    const payments = createSandboxProvider({ key: sandboxKey(testDataDir()), deliver: async () => {} });
+    lossy = checkContract(await buildApp({ config: testConfig(), db: database.db, client: 'none', logger: false, payments }));
+    await lossy.ready();
+  });
+  afterAll(async () => {
+    await lossy?.close();
+  });
+
+  const give = (who: Client, payload: Record<string, unknown>, key = newKey(), via = lossy) =>
+    call(via, who, { method: 'POST', url: `/api/campaigns/${campaign}/donations`, headers: { 'idempotency-key': key }, payload });
+  const statusOf = async (id: string) => (await database.db.select().from(donations).where(eq(donations.id, id)))[0];
+
+  it('asks the provider about donations pending past the set time, and books or fails each as its lost event would have', async () => {
+    const started = new Date();
+    const paid = await give(donor, { amount: 11, card: GOOD });
+    expect(paid.json()).toMatchObject({ status: 'pending' });
+    const monthly = await give(donor, { amount: 4, card: GOOD, monthly: true });
+    expect(monthly.json()).toMatchObject({ status: 'pending' });
+    // a donation whose process died before it asked the provider: the provider never saw it
+    const [orphan] = await database.db
+      .insert(donations)
+      .values({
+        campaignId: campaign,
+        donorId: donor.userId,
+        amount: 700,
+        currency: 'USD',
+        provider: 'sandbox',
+        idempotencyKey: `client:u:${donor.userId}:${newKey()}`,
+        requestHash: 'x',
+        createdAt: started,
+      })
+      .returning();
+
+    // not before the set time (30 minutes by default)
+    expect(await lossy.services.donations.reconcilePending(new Date(started.getTime() + 29 * 60_000))).toEqual({ asked: 0, succeeded: 0, failed: 0 });
+    const later = new Date(started.getTime() + 31 * 60_000);
+    // (the charges left pending by the monthly job's test above are asked about too, and fail: the sandbox never saw them)
+    const run = await lossy.services.donations.reconcilePending(later);
+    expect(run.succeeded).toBe(2);
+    expect(run.asked).toBe(run.succeeded + run.failed);
+
+    const one = await statusOf(paid.json()._id);
+    expect(one.status).toBe('succeeded');
+    expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, one.id))).toHaveLength(1);
+    const first = await statusOf(monthly.json()._id);
+    expect(first.status).toBe('succeeded');
+    const [sub] = await database.db.select().from(subscriptions).where(eq(subscriptions.id, first.subscriptionId!));
+    expect(sub).toMatchObject({ status: 'active', paymentMethodRef: `sbx_pm_${GOOD.replaceAll(' ', '')}` });
+    expect(await statusOf(orphan.id)).toMatchObject({ status: 'failed', failureMessage: M.paymentNotCompleted });
+    // the receipt went out for the booked one
+    const receipts = await database.db
+      .select()
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.to, donor.email), eq(emailOutbox.kind, 'donation_receipt')));
+    expect(receipts.some((m) => m.subject.startsWith('Your receipt: $11.00'))).toBe(true);
+    // asked again, nothing changes
+    expect(await lossy.services.donations.reconcilePending(later)).toEqual({ asked: 0, succeeded: 0, failed: 0 });
+  });
+
+  it('completes the same donation when the request is retried after its process died, on both doors', async () => {
+    // what a request leaves when its process dies after storing the donation and before asking the provider
+    const crashed = async (key: string, amount: number) => {
+      const [d] = await database.db
+        .insert(donations)
+        .values({
+          campaignId: campaign,
+          donorId: donor.userId,
+          amount: amount * 100,
+          currency: 'USD',
+          provider: 'sandbox',
+          providerRef: null,
+          idempotencyKey: `client:u:${donor.userId}:${key}`,
+          requestHash: donationRequestHash({
+            donor: `u:${donor.userId}`,
+            campaignId: campaign,
+            amount: amount * 100,
+            monthly: false,
+            card: GOOD.replaceAll(' ', ''),
+          }),
+        })
+        .returning();
+      return d;
+    };
+    const restKey = newKey();
+    const viaRest = await crashed(restKey, 13);
+    const again = await give(donor, { amount: 13, card: GOOD }, restKey, app);
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toMatchObject({ _id: viaRest.id, status: 'succeeded' });
+    expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, viaRest.id))).toHaveLength(1);
+    // and again: the same answer, booked once
+    expect((await give(donor, { amount: 13, card: GOOD }, restKey, app)).json()).toMatchObject({ _id: viaRest.id, status: 'succeeded' });
+    expect(await database.db.select().from(ledgerGroups).where(eq(ledgerGroups.donationId, viaRest.id))).toHaveLength(1);
+
+    const trpcKey = newKey();
+    const viaTrpc = await crashed(trpcKey, 14);
+    const retried = await trpc(app, donor, 'mutation', 'donations.donate', { campaignId: campaign, amount: 14, card: GOOD, idempotencyKey: trpcKey });
+    expect(retried.data).toMatchObject({ _id: viaTrpc.id, status: 'succeeded' });
+  });
+});

@@ -47,6 +47,7 @@ import {
   WebhookSignatureError,
   type ChargeResult,
   type PaymentEvent,
+  type PaymentLookup,
   type PaymentProvider,
 } from '../../payments/port';
 import { requireAdmin, requireUser } from '../auth/service';
@@ -64,8 +65,12 @@ export function retryDelayDays(failedAttempts: number): number {
 }
 /** The failed charges in a row after which a monthly donation is cancelled. */
 export const MAX_FAILED_CHARGES = 6;
-/** The most batches of due monthly donations one run reads (a bound, far above any backlog). */
+/** The most batches of due monthly donations (or pending ones) one run reads (a bound, far above any backlog). */
 const MAX_CHARGE_BATCHES = 10_000;
+/** A payment the provider still calls under way this long after the donation was made is given up (a checkout page lasts a day). */
+const GIVE_UP_PENDING_MS = 2 * 24 * 60 * 60 * 1000;
+/** The reconciliation reads pending donations made in this window (older ones were asked about by earlier runs). */
+const RECONCILE_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The same day of the next month (the 31st becomes the month's last day). */
 export function addMonth(d: Date): Date {
@@ -73,6 +78,14 @@ export function addMonth(d: Date): Date {
   const last = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).getUTCDate();
   next.setUTCDate(Math.min(d.getUTCDate(), last));
   return next;
+}
+
+/**
+ * The digest of a donation request (who, campaign, amount in minor units, monthly, card): the same
+ * Idempotency-Key with another request is refused.
+ */
+export function donationRequestHash(r: { donor: string; campaignId: string; amount: number; monthly: boolean; card?: string }): string {
+  return sha256Hex(JSON.stringify([r.donor, r.campaignId, r.amount, r.monthly, r.card ?? null]));
 }
 
 /** '2026-11': the month a charge pays for. */
@@ -494,6 +507,43 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
     return startPayment(created, { card: p.card, email: user.email, campaignTitle: campaign.title });
   }
 
+  /** The event the provider's answer about a payment stands for (the reconciliation's own event id, once per donation). */
+  function lookupEvent(d: DonationRow, found: PaymentLookup, giveUp: boolean): PaymentEvent | null {
+    const eventId = `reconcile:${d.id}`;
+    if (found.status === 'succeeded') return { eventId, type: 'payment.succeeded', donationId: d.id, ...found };
+    if (found.status === 'failed') return { eventId, type: 'payment.failed', donationId: d.id, providerRef: found.providerRef, message: found.message };
+    if (found.status === 'unknown' || giveUp)
+      return { eventId, type: 'payment.failed', donationId: d.id, providerRef: d.providerRef, message: M.paymentNotCompleted };
+    return null;
+  }
+
+  /**
+   * A pending donation met again by a retry of the request that made it, while no request of this
+   * process is starting its payment: its process may have died before the provider was asked, or
+   * before the provider's event was applied. The provider is asked: a payment it settled is
+   * applied as its event would have been, one it never saw is started again (under the same
+   * provider key, `donation:<id>`, so the provider makes one payment of both), one still under
+   * way is left to its event.
+   */
+  async function resume(d: DonationRow, p: { card?: string; email: string }): Promise<DonationRow> {
+    if (d.status !== 'pending' || starting.has(d.id) || d.provider !== provider.name) return d;
+    let found: PaymentLookup;
+    try {
+      found = await provider.lookupPayment({ donationId: d.id, providerRef: d.providerRef, createdAt: d.createdAt });
+    } catch (err) {
+      log.warn({ err, donationId: d.id }, 'could not ask the payment provider about a pending donation');
+      return d;
+    }
+    if (found.status === 'unknown') {
+      const { title } = await campaignTitle(d.campaignId);
+      return startPayment(d, { card: p.card, email: p.email, campaignTitle: title });
+    }
+    const event = lookupEvent(d, found, false);
+    if (event) await applyEvent(event);
+    const [after] = await db.select().from(donations).where(eq(donations.id, d.id));
+    return after;
+  }
+
   const service = {
     /** What the Donate panel needs to know about the payment provider. */
     info(): PaymentInfoDto {
@@ -542,7 +592,7 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
       // the id as PostgreSQL writes it, so that a retry's hash does not depend on the URL's case
       const id = campaignId.toLowerCase();
       const amount = toMinor(input.amount);
-      const requestHash = sha256Hex(JSON.stringify([user ? `u:${user.id}` : `e:${guestEmail}`, id, amount, input.monthly, card ?? null]));
+      const requestHash = donationRequestHash({ donor: user ? `u:${user.id}` : `e:${guestEmail}`, campaignId: id, amount, monthly: input.monthly, card });
       // the key as stored: kept for this donor (or guest), apart from every other's and the server's own
       const key = clientKey(user ? { userId: user.id } : { guestEmail: guestEmail! }, idempotencyKey);
 
@@ -550,7 +600,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         const [d] = await db.select().from(donations).where(eq(donations.idempotencyKey, key));
         if (!d) return null;
         if (!equalHex(d.requestHash, requestHash)) throw conflict(M.idempotencyKeyReused);
-        return d;
+        // a retry of a request whose process died before the payment went through completes it
+        return resume(d, { card, email: guestEmail ?? user!.email });
       };
       if (input.monthly)
         return answer(await donateMonthly(actor, await campaignTakingDonations(), { amount, card, idempotencyKey: key, requestHash, existing }));
@@ -953,6 +1004,60 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         createdAt: s.createdAt,
         cancelledAt: s.cancelledAt,
       };
+    },
+
+    /**
+     * The reconciliation job: every donation of this provider still pending `config.reconcileAfterMs`
+     * after it was made (its process died, or the provider's event never came) is asked of the
+     * provider and resolved as its event would have been; one the provider never saw, or still
+     * calls under way after GIVE_UP_PENDING_MS, is marked failed with a reason (a monthly charge
+     * then retries as after a decline). Read in batches of `batch`, oldest first (a keyset: one
+     * that stays pending is not read again in this run); donations older than RECONCILE_WINDOW_MS
+     * are left alone (every earlier run has asked about them).
+     */
+    async reconcilePending(now = new Date(), batch = 100): Promise<{ asked: number; succeeded: number; failed: number }> {
+      const counts = { asked: 0, succeeded: 0, failed: 0 };
+      const before = new Date(now.getTime() - config.reconcileAfterMs);
+      const since = new Date(now.getTime() - RECONCILE_WINDOW_MS);
+      let after: { createdAt: Date; id: string } | null = null;
+      for (let round = 0; round < MAX_CHARGE_BATCHES; round++) {
+        const rows: DonationRow[] = await db
+          .select()
+          .from(donations)
+          .where(
+            and(
+              eq(donations.status, 'pending'),
+              eq(donations.provider, provider.name),
+              sql`${donations.createdAt} < ${before.toISOString()}::timestamptz`,
+              sql`${donations.createdAt} >= ${since.toISOString()}::timestamptz`,
+              after ? sql`(${donations.createdAt}, ${donations.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
+            ),
+          )
+          .orderBy(donations.createdAt, donations.id)
+          .limit(batch);
+        for (const d of rows) {
+          if (starting.has(d.id)) continue;
+          counts.asked += 1;
+          let found: PaymentLookup;
+          try {
+            found = await provider.lookupPayment({ donationId: d.id, providerRef: d.providerRef, createdAt: d.createdAt });
+          } catch (err) {
+            log.warn({ err, donationId: d.id }, 'could not ask the payment provider about a pending donation');
+            continue;
+          }
+          const event = lookupEvent(d, found, now.getTime() - d.createdAt.getTime() > GIVE_UP_PENDING_MS);
+          if (!event) continue;
+          await applyEvent(event);
+          const [settled] = await db.select({ status: donations.status }).from(donations).where(eq(donations.id, d.id));
+          if (settled?.status === 'succeeded') counts.succeeded += 1;
+          else if (settled?.status === 'failed') counts.failed += 1;
+        }
+        if (rows.length < batch) break;
+        const last = rows[rows.length - 1];
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      if (counts.asked) log.info({ ...counts }, 'pending donations reconciled with the payment provider');
+      return counts;
     },
 
     /**
