@@ -11,7 +11,7 @@ import { trpc } from '../../trpc';
 const CRON_STATUS_FAILED = M.cronStatusFailed;
 const CRON_FAILED = M.cronFailed;
 const STATUS_LABEL = { running: 'Running', succeeded: 'Succeeded', failed: 'Failed' } as const;
-const COUNTS = ['charged', 'failed', 'reminded', 'cleaned'] as const;
+const COUNTS = ['reconciled', 'charged', 'failed', 'reminded', 'cleaned'] as const;
 
 /** /admin/cron (admins only, outside the shared layout): the scheduled jobs' status and runs, Refresh and Run now. */
 export default function AdminCronPage() {
