@@ -430,6 +430,48 @@ describe('money the provider takes back', () => {
     await ledgerIsSound(id);
   });
 
+  it('finds a checkout’s donation by its payment when the provider refunds it (the session’s id gives way to the payment’s)', async () => {
+    const id = await newCampaign('Checkout then refund');
+    const [pending] = await database.db
+      .insert(donations)
+      .values({
+        campaignId: id,
+        donorId: donor.userId,
+        amount: 2500,
+        currency: 'USD',
+        provider: 'sandbox',
+        providerRef: 'cs_checkout_session',
+        idempotencyKey: 'server:test:checkout',
+        requestHash: 'x',
+      })
+      .returning();
+    const paid = {
+      eventId: 'evt_checkout_paid',
+      type: 'payment.succeeded',
+      donationId: pending.id,
+      providerRef: 'pi_checkout_payment',
+      amount: 2500,
+      currency: 'USD',
+    };
+    expect((await sendSigned(paid)).statusCode).toBe(200);
+    expect((await database.db.select().from(donations).where(eq(donations.id, pending.id)))[0]).toMatchObject({
+      status: 'succeeded',
+      providerRef: 'pi_checkout_payment',
+    });
+    const refunded = {
+      eventId: 'evt_checkout_refund',
+      type: 'payment.refunded',
+      donationId: null,
+      providerRef: 'pi_checkout_payment',
+      refundedTotal: 500,
+      currency: 'USD',
+    };
+    expect((await sendSigned(refunded)).statusCode).toBe(200);
+    expect(await groupsOf(pending.id)).toEqual(['donation', 'refund']);
+    expect(await raised(id)).toBe(20);
+    await ledgerIsSound(id);
+  });
+
   it('books nothing for an event of another amount or currency, and shows it to admins only, on both doors', async () => {
     const id = await newCampaign('Mismatched event');
     // a pending 9.00 USD donation whose provider reports 1.00 EUR

@@ -325,7 +325,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
           .update(donations)
           .set({
             status: 'succeeded',
-            providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`,
+            // the paid payment's reference, which refunds and chargebacks name (see BOOK_ONE_OFF)
+            providerRef: event.providerRef,
             succeededAt: now,
             checkoutUrl: null,
             updatedAt: now,

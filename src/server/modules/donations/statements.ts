@@ -61,7 +61,9 @@ const TIME_ORDERED_UUID = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_u
 
 /**
  * A `payment.succeeded` event applied to a pending one-off donation, in one statement (so one
- * transaction): the donation becomes succeeded, the event is recorded against it, the ledger
+ * transaction): the donation becomes succeeded with the paid payment's reference (a checkout's
+ * session id gives way to its payment's, which the provider's refunds and chargebacks name; the
+ * sandbox's is the same value, so the row's indexes are untouched), the event is recorded against it, the ledger
  * group and its two entries (provider -x, campaign +x) are written, the donor's row is added
  * to, and the messages that announce it (the receipt and the owner's news, rendered beforehand)
  * are written into the email outbox: they exist exactly when the booking does. The ledger's
@@ -76,7 +78,7 @@ const TIME_ORDERED_UUID = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_u
 const BOOK_ONE_OFF = `
 with d as (
   update donations
-     set status = 'succeeded', provider_ref = coalesce(provider_ref, $3), succeeded_at = now(), checkout_url = null, updated_at = now()
+     set status = 'succeeded', provider_ref = $3, succeeded_at = now(), checkout_url = null, updated_at = now()
    where id = $4::uuid and status = 'pending' and provider = $1 and subscription_id is null
      and amount = $7 and currency::text = $8
      and not exists (select 1 from payment_events where provider = $1 and event_id = $2)
