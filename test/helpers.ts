@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/config';
 import { openPglite, openPostgres, type Database } from '../src/server/db/client';
-import { emailOutbox } from '../src/server/db/schema';
+import { emailOutbox, ledgerEntries } from '../src/server/db/schema';
 import { checkContract } from './contract';
 
 export const ORIGIN = 'http://localhost:3000';
@@ -255,4 +255,14 @@ export async function uploadImages(app: FastifyInstance, who: Client, count = 1,
   const res = await call(app, who, { method: 'POST', url: `/api/upload/campaign/multi?kind=${kind}`, payload: body.payload, headers: body.headers });
   if (res.statusCode >= 300) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
   return (res.json() as { images: { url: string; alt: string }[] }).images;
+}
+
+/** The ledger groups that do not sum to zero in a currency (none, ever: the tests check it after their steps). */
+export async function unbalancedLedgerGroups(db: Database['db']): Promise<string[]> {
+  const rows = await db
+    .select({ g: ledgerEntries.groupId })
+    .from(ledgerEntries)
+    .groupBy(ledgerEntries.groupId, ledgerEntries.currency)
+    .having(sql`sum(${ledgerEntries.amount}) <> 0`);
+  return rows.map((r) => r.g);
 }

@@ -7,7 +7,7 @@ import { toMinor } from '../../../shared/money';
 import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, payouts, sessions, subscriptions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { AppError } from '../../lib/errors';
-import { buildTestApp, call, openTestDatabase, signUp, signUpVerified } from '../../../../test/helpers';
+import { buildTestApp, call, openTestDatabase, signUp, signUpVerified, unbalancedLedgerGroups } from '../../../../test/helpers';
 import { setAdmin } from '../users/admin-grant';
 
 /**
@@ -166,12 +166,7 @@ async function apply(s: Step, runKey: string): Promise<void> {
 
 async function check(): Promise<void> {
   const db = database.db;
-  const unbalanced = await db
-    .select({ g: ledgerEntries.groupId })
-    .from(ledgerEntries)
-    .groupBy(ledgerEntries.groupId, ledgerEntries.currency)
-    .having(sql`sum(${ledgerEntries.amount}) <> 0`);
-  expect(unbalanced).toEqual([]);
+  expect(await unbalancedLedgerGroups(db)).toEqual([]);
 
   const rows = await db.select().from(donations).where(inArray(donations.campaignId, campaignIds));
   const groups = await db.select().from(ledgerGroups);

@@ -6,7 +6,18 @@ import { campaigns, donations, emailOutbox, ledgerEntries, ledgerGroups, payment
 import { createSandboxProvider, SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../../payments/sandbox';
 import { buildApp } from '../../app';
 import { checkContract } from '../../../../test/contract';
-import { buildTestApp, call, capturedLog, openTestDatabase, signUp, testConfig, testDataDir, trpc, type Client } from '../../../../test/helpers';
+import {
+  buildTestApp,
+  call,
+  capturedLog,
+  openTestDatabase,
+  signUp,
+  testConfig,
+  testDataDir,
+  trpc,
+  type Client,
+  unbalancedLedgerGroups,
+} from '../../../../test/helpers';
 import { donationRequestHash, periodOf } from './service';
 
 // The edges of the money path: keys clients cannot share with the server or with each other, and
@@ -307,12 +318,7 @@ describe('money the provider takes back', () => {
 
   /** Every ledger group sums to zero, and each campaign's balance is the sum of its account's entries. */
   async function ledgerIsSound(campaignId: string) {
-    const unbalanced = await database.db
-      .select({ g: ledgerEntries.groupId })
-      .from(ledgerEntries)
-      .groupBy(ledgerEntries.groupId, ledgerEntries.currency)
-      .having(sql`sum(${ledgerEntries.amount}) <> 0`);
-    expect(unbalanced).toEqual([]);
+    expect(await unbalancedLedgerGroups(database.db)).toEqual([]);
     const [account] = await database.db
       .select({ n: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)` })
       .from(ledgerEntries)
