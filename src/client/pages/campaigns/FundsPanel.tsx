@@ -43,7 +43,8 @@ function feeOf(cents: number, feeRate: number): number {
 }
 
 /**
- * A campaign's Funds, for its owner and admins: raised, refunded, paid out, pending and
+ * A campaign's Funds, for its owner and admins: raised, refunded, paid out, pending, what
+ * chargebacks hold or took (only when not zero, each with a sentence saying what it is) and
  * available; the disputes holding its payouts, if any (each with its reason, and that an admin
  * reviews it); the owner's "Request payout" form (a PayPal email and an amount, everything
  * available by default, with the fee and the net shown before sending; in its place a line
@@ -119,6 +120,20 @@ function Holds({ holds }: { holds: PayoutHoldDto[] }) {
   );
 }
 
+/** Rows shown only when their amount is not zero, each with a sentence saying what it is. */
+const EXPLAINED: { key: 'held' | 'chargedBack'; label: string; note: string }[] = [
+  {
+    key: 'held',
+    label: 'Held: chargebacks',
+    note: 'A donor’s bank disputed a payment; the amount is held until the dispute ends and cannot be paid out.',
+  },
+  {
+    key: 'chargedBack',
+    label: 'Charged back',
+    note: 'Returned to donors after their banks’ disputes were lost, with the payment processor’s dispute fees.',
+  },
+];
+
 function BalanceFigures({ b }: { b: BalanceDto }) {
   const rows: [string, number][] = [
     ['Raised', b.raised],
@@ -134,9 +149,21 @@ function BalanceFigures({ b }: { b: BalanceDto }) {
           <dd>{formatMoney(v, b.currency)}</dd>
         </div>
       ))}
-      <div className="funds-available">
+      {EXPLAINED.filter((r) => b[r.key] !== 0).map((r) => (
+        <div key={r.key} className="funds-explained">
+          <dt>{r.label}</dt>
+          <dd>{formatMoney(b[r.key], b.currency)}</dd>
+          <dd className="funds-note">{r.note}</dd>
+        </div>
+      ))}
+      <div className={b.available < 0 ? 'funds-available funds-explained' : 'funds-available'}>
         <dt>Available</dt>
         <dd>{formatMoney(b.available, b.currency)}</dd>
+        {b.available < 0 && (
+          <dd className="funds-note">
+            The payment processor took back more than the campaign held: new donations make up the difference before a payout can be requested.
+          </dd>
+        )}
       </div>
     </dl>
   );
