@@ -135,7 +135,7 @@ describe('admin console', () => {
     await logIn(page, admin.email);
     await nav(page).getByRole('link', { name: 'Admin' }).click();
     await page.getByRole('heading', { level: 1, name: 'Admin' }).waitFor();
-    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Payouts', 'Disputes', 'Tokens', 'Users', 'Cron']);
+    expect(await page.getByRole('tab').allInnerTexts()).toEqual(['Payouts', 'Disputes', 'Payments', 'Tokens', 'Users', 'Cron']);
     expect(await page.getByLabel('Status').inputValue()).toBe('pending');
 
     const table = page.getByRole('region', { name: 'Payouts table' });
@@ -328,6 +328,7 @@ describe('admin console', () => {
       'STARTED',
       'FINISHED',
       'STATUS',
+      'RECONCILED',
       'CHARGED',
       'FAILED',
       'REMINDED',

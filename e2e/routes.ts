@@ -10,7 +10,7 @@ export interface RouteIds {
 }
 
 /** The admin's own screens: the tabs of /admin and the cron page. */
-export const ADMIN_ROUTES = ['/admin', '/admin?tab=disputes', '/admin?tab=tokens', '/admin?tab=users', '/admin?tab=cron', '/admin/cron'];
+export const ADMIN_ROUTES = ['/admin', '/admin?tab=disputes', '/admin?tab=payments', '/admin?tab=tokens', '/admin?tab=users', '/admin?tab=cron', '/admin/cron'];
 
 /**
  * Every route of the app (src/shared/routes.ts) and each tab of the tabbed pages, with real ids

@@ -2,21 +2,26 @@ import { Link } from 'react-router-dom';
 import { Tabs, useTabParam, type TabDef } from '../../components/Tabs';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { AdminDisputes } from './AdminDisputes';
+import { AdminPayments } from './AdminPayments';
 import { AdminPayouts } from './AdminPayouts';
 import { AdminTokens } from './AdminTokens';
 import { AdminUsers } from './AdminUsers';
 
-type TabId = 'payouts' | 'disputes' | 'tokens' | 'users' | 'cron';
+type TabId = 'payouts' | 'disputes' | 'payments' | 'tokens' | 'users' | 'cron';
 const TABS: readonly TabDef<TabId>[] = [
   { id: 'payouts', label: 'Payouts' },
   { id: 'disputes', label: 'Disputes' },
+  { id: 'payments', label: 'Payments' },
   { id: 'tokens', label: 'Tokens' },
   { id: 'users', label: 'Users' },
   { id: 'cron', label: 'Cron' },
 ];
 const IDS = TABS.map((t) => t.id);
 
-/** /admin (admins only): the console's tabs; the selected one is kept in `?tab=`. */
+/**
+ * /admin (admins only): the console's tabs (the spec's, and Payments: the providers' events that
+ * did not fit their donation); the selected one is kept in `?tab=`.
+ */
 export default function AdminPage() {
   usePageTitle('Admin');
   const [tab, setTab] = useTabParam<TabId>(IDS, 'payouts');
@@ -28,6 +33,7 @@ export default function AdminPage() {
       <Tabs label="Admin sections" tabs={TABS} selected={tab} onSelect={setTab}>
         {tab === 'payouts' && <AdminPayouts />}
         {tab === 'disputes' && <AdminDisputes />}
+        {tab === 'payments' && <AdminPayments />}
         {tab === 'tokens' && <AdminTokens />}
         {tab === 'users' && <AdminUsers />}
         {/* the spec's Cron tab shows nothing of its own: the jobs have their own page */}
