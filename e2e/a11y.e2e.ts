@@ -3,16 +3,19 @@ import { eq } from 'drizzle-orm';
 import type { Result } from 'axe-core';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../src/server/db/schema';
+import { donations, users } from '../src/server/db/schema';
+import { SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../src/server/payments/sandbox';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
-import { call, login, signUp } from '../test/helpers';
+import { call, login, signUp, testDataDir } from '../test/helpers';
 import { requestsInFlight, settle, startHarness, type Harness } from './harness';
 import { everyRoute, routesNotVisited } from './routes';
 
 /*
  * axe-core (WCAG 2.0 A/AA, 2.1 AA, 2.2 AA) on every route of the app (src/client/App.tsx) for a
  * visitor, an owner (with a campaign, project and team of their own and a gift to the campaign, so the
- * owner's views render) and an admin, at 1280 and 390 px wide: no violations anywhere.
+ * owner's views render) and an admin, at 1280 and 390 px wide: no violations anywhere. A second gift
+ * is refunded in part and disputed by the sandbox's processor (its receipt is visited too), and a
+ * provider event that does not fit its donation fills the admin's Payments tab.
  */
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
@@ -23,6 +26,7 @@ let owner: Awaited<ReturnType<typeof signUp>>;
 let adminEmail = '';
 let ownerEmail = '';
 const ids = { campaign: '', project: '', team: '', donation: '', owner: '' };
+let disputedDonation = '';
 
 beforeAll(async () => {
   h = await startHarness();
@@ -60,6 +64,37 @@ beforeAll(async () => {
   });
   expect(donation.statusCode).toBe(201);
   ids.donation = (donation.json() as { _id: string })._id;
+  // a second gift the sandbox's processor refunds in part and then disputes: its receipt shows both,
+  // the owner's Funds show the amount held
+  const disputed = await call(h.app, admin, {
+    method: 'POST',
+    url: `/api/campaigns/${ids.campaign}/donations`,
+    headers: { 'idempotency-key': 'e2e-axe-gift-2' },
+    payload: { amount: 40, card: '4242424242424242' },
+  });
+  expect(disputed.statusCode).toBe(201);
+  disputedDonation = (disputed.json() as { _id: string })._id;
+  for (const payload of [{ action: 'refund', amount: 15 }, { action: 'chargeback' }]) {
+    const res = await call(h.app, admin, { method: 'POST', url: `/api/admin/donations/${disputedDonation}/simulate`, payload });
+    expect(res.statusCode).toBe(200);
+  }
+  // a provider event that does not fit its donation (another currency), for the admin's Payments tab
+  const [paid] = await h.database.db.select({ providerRef: donations.providerRef }).from(donations).where(eq(donations.id, ids.donation));
+  const event = JSON.stringify({
+    eventId: 'evt_axe_other_currency',
+    type: 'payment.refunded',
+    donationId: ids.donation,
+    providerRef: paid.providerRef,
+    refundedTotal: 500,
+    currency: 'EUR',
+  });
+  const sent = await call(h.app, null, {
+    method: 'POST',
+    url: '/api/payments/webhooks/sandbox',
+    headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxPayload(sandboxKey(testDataDir()), event) },
+    payload: event,
+  });
+  expect(sent.statusCode).toBe(200);
   const comment = await call(h.app, owner, { method: 'POST', url: `/api/campaigns/${ids.campaign}/comments`, payload: { text: 'Thanks for looking.' } });
   expect(comment.statusCode).toBe(201);
   // a payout the admin reviews, disputes (one holding that payout), and favorites of each kind
@@ -95,7 +130,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const routes = () => everyRoute(ids);
+/** Every route, and the receipt of a donation refunded in part and under a chargeback. */
+const routes = () => [...everyRoute(ids), `/donations/${disputedDonation}`];
 
 /** The page has loaded what it shows: its heading, no loading state left, the requests it made answered. */
 async function loaded(page: Page, pending: () => number) {
