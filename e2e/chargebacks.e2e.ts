@@ -209,6 +209,10 @@ describe('refunds and chargebacks from the processor', () => {
     expect(await panel.getByLabel('Amount').inputValue()).toBe('60.00');
     await axe(ownerPage, '.funds-panel');
     await shootBoth(ownerPage, 'funds-chargeback-held');
+    // the owner's donations table says it is disputed and offers no Refund for it
+    const table = ownerPage.getByRole('region', { name: 'Donations table' });
+    await table.getByText('Disputed by the donor’s bank: held').waitFor();
+    expect(await table.getByRole('button', { name: /^Refund \$40\.00/ }).count()).toBe(0);
 
     // the owner's receipt says why it cannot be refunded, and shows no sandbox
     await ownerPage.goto(`/donations/${disputedId}`);

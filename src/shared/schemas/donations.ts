@@ -139,6 +139,10 @@ export const CampaignDonationSchema = z.object({
   status: z.enum(DONATION_STATUSES),
   monthly: z.boolean(),
   date: z.date(),
+  /** What has gone back to the donor so far (the provider may refund part of a donation). */
+  refunded: z.number(),
+  /** A chargeback by the donor's bank (`open` while its amount is held), or null. */
+  chargeback: z.enum(['open', 'won', 'lost']).nullable(),
 });
 export type CampaignDonationDto = z.infer<typeof CampaignDonationSchema>;
 export const CampaignDonationListSchema = z.object({ items: z.array(CampaignDonationSchema), nextCursor: z.string().nullable() });

@@ -62,11 +62,16 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
               <td className="num">{amount}</td>
               <td>
                 <DonationStatusBadge status={d.status} />
+                {d.chargeback === 'open' ? (
+                  <span className="cell-note">Disputed by the donor’s bank: held</span>
+                ) : d.status === 'succeeded' && d.refunded > 0 ? (
+                  <span className="cell-note">Refunded {formatMoney(d.refunded, d.currency)}</span>
+                ) : null}
               </td>
               <td className="date-cell">{formatDateTime(d.date)}</td>
               <td>{d.monthly ? 'Yes' : 'No'}</td>
               <td className="actions-cell">
-                {d.status === 'succeeded' && (
+                {d.status === 'succeeded' && d.chargeback !== 'open' && (
                   <button
                     type="button"
                     className="button button-small button-secondary"
@@ -86,7 +91,8 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
       />
       {refunding && (
         <RefundDialog
-          donation={refunding}
+          // what still stands of it is what goes back
+          donation={{ ...refunding, amount: refunding.amount - refunding.refunded }}
           onClose={() => setRefunding(null)}
           onRefunded={(receipt) => {
             // the row reads Refunded at once (its Refund button goes, so the focus goes to the heading); the refetch follows

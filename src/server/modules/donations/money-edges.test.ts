@@ -335,6 +335,7 @@ describe('money the provider takes back', () => {
     const part = await simulateRest(admin, gift, { action: 'refund', amount: 15 });
     expect(part.statusCode).toBe(200);
     expect(part.json()).toMatchObject({ status: 'succeeded', refund: { amount: 15 }, canRefund: true });
+    expect((await call(app, owner, { method: 'GET', url: `/api/campaigns/${id}/donations` })).json().items[0]).toMatchObject({ _id: gift, refunded: 15 });
     expect(await raised(id)).toBe(25);
     expect((await balance(id)).available).toBe(25);
     expect((await mails(owner.email, 'donation_refunded_owner')).map((m) => m.subject)).toEqual(['Refunded: $15.00 of a donation to Refunded in parts']);
@@ -382,6 +383,11 @@ describe('money the provider takes back', () => {
     const disputed = await giveTo(id, 20);
     expect((await simulateRest(admin, disputed, { action: 'chargeback' })).json()).toMatchObject({ chargeback: 'open', canRefund: false });
     expect(await balance(id)).toMatchObject({ raised: 70, held: 20, available: 50 });
+    // the owner's list says so, on both doors
+    const listed = (await call(app, owner, { method: 'GET', url: `/api/campaigns/${id}/donations` })).json().items;
+    expect(listed.find((d: { _id: string }) => d._id === disputed)).toMatchObject({ status: 'succeeded', chargeback: 'open', refunded: 0 });
+    const listedTrpc = (await trpc(app, owner, 'query', 'donations.ofCampaign', { campaignId: id })).data.items;
+    expect(listedTrpc.find((d: { _id: string }) => d._id === kept)).toMatchObject({ chargeback: null, refunded: 0 });
     // the owner cannot refund it, nor be paid it out
     const refund = await call(app, owner, { method: 'POST', url: `/api/donations/${disputed}/refund`, payload: {} });
     expect([refund.statusCode, refund.json()]).toEqual([409, { error: M.refundUnderChargeback }]);

@@ -885,6 +885,8 @@ export function createDonationsService(deps: Deps, opts: { provider: PaymentProv
         status: r.d.status,
         monthly: r.d.recurring,
         date: r.d.succeededAt ?? r.d.createdAt,
+        refunded: toMajor(r.d.refundedAmount),
+        chargeback: r.d.chargeback,
       }));
       return { items, nextCursor, campaign };
     },
