@@ -977,7 +977,7 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
   };
 
   progress(`Creating ${CAMPAIGNS.length} campaigns with pictures...`);
-  const campaignIds = new Map<string, { id: string; owner: string; goal: number; adult: boolean; takesMoney: boolean }>();
+  const campaignIds = new Map<string, { id: string; owner: string; goal: number; adult: boolean; takesMoney: boolean; pastDate: Date | null }>();
   for (const c of CAMPAIGNS) {
     const actor = actorOf(c.owner);
     const pics = await pictures(actor, c);
@@ -992,7 +992,8 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
         goalAmount: c.goal,
         currency: c.currency,
         actionMode: c.actionMode,
-        executionDate: c.executionInDays === undefined ? null : new Date(now + c.executionInDays * DAY_MS),
+        // a campaign that has taken place took its gifts before its date: the date is set after them (below)
+        executionDate: c.executionInDays === undefined || c.executionInDays < 0 ? null : new Date(now + c.executionInDays * DAY_MS),
         ...pics,
       }),
     );
@@ -1005,6 +1006,7 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
       goal: c.goal,
       adult: c.type === 'adult',
       takesMoney: c.actionMode !== 'support' && (c.targetType ?? 'amount') === 'amount',
+      pastDate: c.executionInDays !== undefined && c.executionInDays < 0 ? new Date(now + c.executionInDays * DAY_MS) : null,
     });
   }
 
@@ -1037,6 +1039,10 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
       );
       donationCount += 1;
     }
+  }
+  // the campaigns that have taken place reach their date now that their gifts are in
+  for (const c of campaignIds.values()) {
+    if (c.pastDate) await db.update(campaigns).set({ executionDate: c.pastDate }).where(eq(campaigns.id, c.id));
   }
 
   progress(`Creating ${PROJECTS.length} projects with pictures...`);
