@@ -96,7 +96,7 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     errors: {
       403: 'Not allowed to refund this donation',
       404: 'Donation not found',
-      409: 'The donation cannot be refunded (not succeeded, already refunded, or paid out)',
+      409: 'The donation cannot be refunded (not succeeded, already refunded, paid out, or under a chargeback)',
     },
     idempotencyKey: 'optional',
     params: IdParams,
