@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
 import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
-import { countRequests, settle, startHarness, type Harness } from './harness';
+import { countRequests, settle, startHarness, type Harness, signInWithCookie } from './harness';
 
 /*
  * The admin console through the screens: an admin approves one payout with a batch id and rejects
@@ -39,12 +39,10 @@ const SECRET = 'sk_live_9f8e7d6c5b4a-do-not-show';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

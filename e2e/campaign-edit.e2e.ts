@@ -7,7 +7,7 @@ import { users } from '../src/server/db/schema';
 import { SESSION_COOKIE } from '../src/shared/constants';
 import { M } from '../src/shared/messages';
 import { call, PASSWORD, signUp, signUpVerified, uploadImages } from '../test/helpers';
-import { settle, startHarness, type Harness } from './harness';
+import { settle, startHarness, type Harness, signInWithCookie } from './harness';
 
 /*
  * Editing a campaign through the screens: the "Campaign created." notice after creating, Edit
@@ -33,12 +33,10 @@ let stranger: Person;
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const main = (page: Page) => page.locator('main');
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
 import { blocks, campaigns, favorites, users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { settle, startHarness, watchText, type Harness } from './harness';
+import { settle, startHarness, watchText, type Harness, signInWithCookie } from './harness';
 
 let h: Harness;
 let tmp: string;
@@ -42,12 +42,10 @@ type Person = Awaited<ReturnType<typeof signUp>>;
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

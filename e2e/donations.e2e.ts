@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page, Request, Route } from 'playwright-core';
 import { M } from '../src/shared/messages';
 import { call, PASSWORD, signUp, signUpVerified, tokenFromEmail } from '../test/helpers';
-import { settle, startHarness, type Harness } from './harness';
+import { settle, startHarness, type Harness, signInWithCookie } from './harness';
 
 /*
  * Donations through the screens, on the built-in sandbox provider: a guest's gift and its
@@ -31,12 +31,10 @@ let guestReceiptUrl = '';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

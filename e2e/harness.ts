@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { inject } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { checkContract } from '../test/contract';
-import { openTestDatabase, testConfig } from '../test/helpers';
+import { login, openTestDatabase, PASSWORD, testConfig } from '../test/helpers';
 import { CONDITION_WAIT_MS } from '../test/limits';
 
 export type TestDatabase = Awaited<ReturnType<typeof openTestDatabase>>;
@@ -82,6 +82,16 @@ export async function startHarness(): Promise<Harness> {
       await database.close();
     },
   };
+}
+
+/**
+ * Signs the page's browser profile in with the session cookie a login answers: what the login
+ * form leaves behind, without loading the form (auth.e2e.ts and keyboard.e2e.ts log in through it).
+ */
+export async function signInWithCookie(h: Harness, page: Page, email: string, password = PASSWORD): Promise<void> {
+  const session = await login(h.app, email, password);
+  const at = session.cookie.indexOf('=');
+  await page.context().addCookies([{ name: session.cookie.slice(0, at), value: session.cookie.slice(at + 1), url: h.baseUrl }]);
 }
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { M } from '../src/shared/messages';
 import { call, PASSWORD, signUp, uploadImages } from '../test/helpers';
-import { settle, startHarness, type Harness } from './harness';
+import { settle, startHarness, type Harness, signInWithCookie } from './harness';
 
 /*
  * The home page a first visitor meets: the highlights, each with its sentence; on an empty
@@ -25,12 +25,10 @@ afterAll(async () => {
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const newest = (page: Page) => page.getByRole('region', { name: M.newestCampaigns });
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

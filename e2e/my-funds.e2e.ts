@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
-import { countRequests, settle, startHarness, type Harness } from './harness';
+import { countRequests, settle, startHarness, type Harness, signInWithCookie } from './harness';
 
 /*
  * A campaign's funds from /myCampaigns: each row has a "Funds" disclosure that opens the
@@ -30,12 +30,10 @@ let owner: Awaited<ReturnType<typeof signUp>>;
 let gardenId = '';
 let muralId = '';
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

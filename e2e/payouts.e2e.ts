@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { countRequests, settle, startHarness, watchText, type Harness } from './harness';
+import { countRequests, settle, startHarness, watchText, type Harness, signInWithCookie } from './harness';
 
 /*
  * Payouts and disputes through the screens: the owner (email verified) reads the Funds panel of a
@@ -36,12 +36,10 @@ let donationId = '';
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
-import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
-import { settle, startHarness, type Harness } from './harness';
-import { ADMIN_ROUTES, everyRoute, routesNotVisited } from './routes';
+import { call, signUp, signUpVerified } from '../test/helpers';
+import { settle, signInWithCookie, startHarness, type Harness } from './harness';
+import { sideways } from './sideways';
 
 /*
- * Every screen from 320 px up: no page scrolls sideways (signed out, signed in, admin), lists
+ * Every screen from 320 px up (that no page scrolls sideways is checked with axe, a11y-pass.ts): lists
  * are cards below 640 px and tables from 640 px with the same facts and actions, the navigation
  * folds into a Menu button that works by keyboard, nothing moves when a list's data arrives,
  * and an empty list offers the next step.
@@ -30,14 +30,7 @@ type Person = Awaited<ReturnType<typeof signUp>>;
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const menuButton = (page: Page) => nav(page).getByRole('button', { name: 'Menu' });
 
-async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
-  await nav(page).getByRole('button', { name: 'Logout', includeHidden: true }).waitFor({ state: 'attached' });
-}
+const logIn = (page: Page, email: string) => signInWithCookie(h, page, email);
 
 async function post(who: Person, url: string, payload: unknown, headers: Record<string, string> = {}): Promise<string> {
   const res = await call(h.app, who, { method: 'POST', url, payload: payload as object, headers });
@@ -50,23 +43,6 @@ async function loaded(page: Page) {
   await expect.poll(() => page.locator('.loading, .list-skeleton').count()).toBe(0);
   await settle(page);
 }
-
-/** How far the page scrolls sideways (0 when it does not). */
-const sideways = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
-
-/** The innermost elements that reach past the right edge, to name in a failure. */
-const pastTheEdge = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter(
-        (el) =>
-          el.getBoundingClientRect().right > window.innerWidth + 0.5 &&
-          ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 0.5),
-      )
-      .slice(0, 3)
-      .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.textContent ?? '').trim().slice(0, 30)}"`)
-      .join(', '),
-  );
 
 async function shoot(page: Page, name: string) {
   const dir = process.env.E2E_SCREENSHOT_DIR;
@@ -131,8 +107,6 @@ describe('with data', () => {
   let admin: Person;
   let campaignId: string;
   let projectId: string;
-  let teamId: string;
-  let donationId: string;
   const CAMPAIGN = 'Night market lanterns for the whole riverside street';
   const PROJECT = 'Riverside mural with the neighbours';
   const TEAM = 'Lantern builders';
@@ -153,9 +127,9 @@ describe('with data', () => {
       await post(owner, '/api/campaigns', { title: `Small campaign ${i}`, goalAmount: 10 * i, currency: 'EUR', actionMode: 'donation' });
     }
     projectId = await post(owner, '/api/projects', { title: PROJECT, tags: ['mural', 'paint'], goalAmount: 30 });
-    teamId = await post(owner, '/api/teams', { name: TEAM, projectId, tags: ['carpentry', 'paper', 'lighting'] });
+    await post(owner, '/api/teams', { name: TEAM, projectId, tags: ['carpentry', 'paper', 'lighting'] });
     // the owner gives monthly to their own campaign, favorites it and follows the project
-    donationId = await post(
+    await post(
       owner,
       `/api/campaigns/${campaignId}/donations`,
       { amount: 1500, card: '4242424242424242', monthly: true },
@@ -164,37 +138,6 @@ describe('with data', () => {
     await post(owner, '/api/favorites', { targetType: 'campaign', targetId: campaignId });
     await post(owner, '/api/favorites', { targetType: 'project', targetId: projectId });
     await post(owner, '/api/favorites', { targetType: 'profile', targetId: admin.userId });
-  });
-
-  const routes = () => everyRoute({ campaign: campaignId, project: projectId, team: teamId, donation: donationId, owner: owner.userId });
-
-  it('the sideways check visits every route of the app (src/shared/routes.ts)', () => {
-    expect(routesNotVisited(routes())).toEqual([]);
-  });
-
-  it('no page scrolls sideways at 320 and 390 px, signed out, signed in and as an admin', async () => {
-    const wide: string[] = [];
-    // the admin's own screens as an admin; every route for a visitor and for a signed-in owner
-    for (const [who, only] of [
-      [null, null],
-      [owner, null],
-      [admin, ADMIN_ROUTES],
-    ] as const) {
-      const { page } = await h.newPage();
-      if (who) await logIn(page, who.email);
-      for (const width of [320, 390]) {
-        await page.setViewportSize({ width, height: 800 });
-        for (const route of only ?? routes()) {
-          await page.goto(route);
-          await loaded(page);
-          const over = await sideways(page);
-          if (over > 0)
-            wide.push(`${who ? (who === admin ? 'admin' : 'owner') : 'visitor'} ${route} at ${width} px: ${over} px too wide (${await pastTheEdge(page)})`);
-        }
-      }
-      await page.context().close();
-    }
-    expect(wide).toEqual([]);
   });
 
   /** A table row's facts: its title, then the texts of its data cells that hold one. */

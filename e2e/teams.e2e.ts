@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { projects, teamMembers, teams, users } from '../src/server/db/schema';
 import { call, PASSWORD, pngImage, signUp } from '../test/helpers';
-import { startHarness, type Harness } from './harness';
+import { startHarness, type Harness, signInWithCookie } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,16 +15,14 @@ afterAll(async () => {
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
+/** Signs in with the session cookie (auth.e2e.ts logs in through the form) and opens the home page. */
 async function logIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${h.baseUrl}/`);
+  await signInWithCookie(h, page, email, password);
+  await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
 }
 
-/** A person signed in through the UI in a browser profile of their own. */
+/** A person signed in, in a browser profile of their own. */
 async function personPage(email: string) {
   const { page } = await h.newPage();
   await logIn(page, email);
