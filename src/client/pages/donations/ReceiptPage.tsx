@@ -157,9 +157,9 @@ function Receipt({ r, input }: { r: ReceiptDto; input: { id: string; token?: str
         <SandboxActions
           receipt={r}
           headingRef={sandboxHeadingRef}
-          onDone={(after) => {
+          onDone={(after, before) => {
             utils.donations.receipt.setData(input, after);
-            const text = simulationOutcome(r, after) ?? (
+            const text = simulationOutcome(before, after) ?? (
               <>
                 The processor’s event booked nothing: it did not fit this donation. It is listed in the admin console’s{' '}
                 <Link to="/admin?tab=payments">Payments</Link> tab.

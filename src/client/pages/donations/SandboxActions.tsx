@@ -48,14 +48,16 @@ export function SandboxActions({
 }: {
   receipt: ReceiptDto;
   headingRef: Ref<HTMLHeadingElement>;
-  /** The receipt after the simulation. */
-  onDone(after: ReceiptDto): void;
+  /** The receipt after the simulation, and as it was when the admin asked for it. */
+  onDone(after: ReceiptDto, before: ReceiptDto): void;
 }) {
   const ids = useId();
   const utils = trpc.useUtils();
   const [amount, setAmount] = useState('');
   const [amountError, setAmountError] = useState<string | undefined>();
   const amountRef = useRef<HTMLInputElement>(null);
+  /** The receipt as it was when the admin pressed (a refetch meanwhile must not hide what changed). */
+  const beforeRef = useRef(r);
   const simulate = trpc.donations.simulate.useMutation({
     onSuccess(after) {
       setAmount('');
@@ -65,7 +67,7 @@ export function SandboxActions({
       void utils.donations.paymentProblems.invalidate();
       void utils.campaigns.invalidate();
       void utils.users.campaigns.invalidate();
-      onDone(after);
+      onDone(after, beforeRef.current);
     },
   });
   const stands = standingCents(r);
@@ -73,6 +75,7 @@ export function SandboxActions({
 
   function run(action: SandboxSimulation, amountMajor?: number) {
     if (simulate.isPending) return;
+    beforeRef.current = r;
     simulate.mutate({ id: r._id, action, ...(amountMajor === undefined ? {} : { amount: amountMajor }) });
   }
 
