@@ -1,12 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
 import { call, PASSWORD, signUp, signUpVerified } from '../test/helpers';
-import { countRequests, settle, startHarness, type Harness, signInWithCookie } from './harness';
+import { countRequests, settle, startHarness, type Harness, signInWithCookie, shootBoth } from './harness';
 
 /*
  * The admin console through the screens: an admin approves one payout with a batch id and rejects
@@ -44,25 +42,6 @@ async function logIn(page: Page, email: string, password = PASSWORD) {
   await signInWithCookie(h, page, email, password);
   await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
-}
-
-async function shoot(page: Page, name: string) {
-  const width = page.viewportSize()!.width;
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-  const dir = process.env.E2E_SCREENSHOT_DIR;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
-}
-
-/** Screenshots at 320 and 1280 px (back to 1280 after); the page never scrolls sideways. */
-async function shootBoth(page: Page, name: string) {
-  await page.setViewportSize({ width: 320, height: 900 });
-  await settle(page);
-  await shoot(page, name);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await settle(page);
-  await shoot(page, name);
 }
 
 async function createCampaign(title: string, gift: number, key: string): Promise<string> {

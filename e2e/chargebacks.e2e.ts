@@ -1,14 +1,12 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { donations } from '../src/server/db/schema';
 import { SANDBOX_SIGNATURE_HEADER, sandboxKey, signSandboxPayload } from '../src/server/payments/sandbox';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
-import { call, login, signUpVerified, testDataDir } from '../test/helpers';
-import { countRequests, settle, startHarness, type Harness } from './harness';
+import { call, signUpVerified, testDataDir } from '../test/helpers';
+import { countRequests, settle, startHarness, type Harness, shootBoth, signInWithCookie } from './harness';
 
 /*
  * Money the payment processor takes back, through the screens. An admin opens a donation's
@@ -44,30 +42,9 @@ let disputedId = '';
 let otherId = '';
 
 async function signedInPage(email: string) {
-  const { page, context } = await h.newPage();
-  const session = await login(h.app, email);
-  const [name, value] = session.cookie.split('=');
-  await context.addCookies([{ name: name!, value: value!, url: h.baseUrl }]);
+  const { page } = await h.newPage();
+  await signInWithCookie(h, page, email);
   return page;
-}
-
-async function shoot(page: Page, name: string) {
-  const width = page.viewportSize()!.width;
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-  const dir = process.env.E2E_SCREENSHOT_DIR;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
-}
-
-/** Screenshots at 320 and 1280 px (back to 1280 after); the page never scrolls sideways. */
-async function shootBoth(page: Page, name: string) {
-  await page.setViewportSize({ width: 320, height: 900 });
-  await settle(page);
-  await shoot(page, name);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await settle(page);
-  await shoot(page, name);
 }
 
 /** No axe violation (WCAG 2.2 AA) in `selector` at 1280 and 320 px. */

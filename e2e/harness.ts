@@ -1,7 +1,9 @@
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { checkContract } from '../test/contract';
 import { login, openTestDatabase, PASSWORD, testConfig } from '../test/helpers';
@@ -161,4 +163,27 @@ export function requestsInFlight(page: Page): () => number {
   page.on('requestfinished', (r) => open.delete(r));
   page.on('requestfailed', (r) => open.delete(r));
   return () => open.size;
+}
+
+/**
+ * The page never scrolls sideways at its width; with E2E_SCREENSHOT_DIR set, a full-page
+ * screenshot `<name>-<width>.png` is saved there to look at.
+ */
+export async function shoot(page: Page, name: string): Promise<void> {
+  const width = page.viewportSize()!.width;
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  const dir = process.env.E2E_SCREENSHOT_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
+}
+
+/** `shoot` at 320 and 1280 px (back to 1280 after). */
+export async function shootBoth(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 320, height: 900 });
+  await settle(page);
+  await shoot(page, name);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await settle(page);
+  await shoot(page, name);
 }

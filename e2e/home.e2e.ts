@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { M } from '../src/shared/messages';
 import { call, PASSWORD, signUp, uploadImages } from '../test/helpers';
-import { settle, startHarness, type Harness, signInWithCookie } from './harness';
+import { settle, startHarness, type Harness, signInWithCookie, shoot } from './harness';
 
 /*
  * The home page a first visitor meets: the highlights, each with its sentence; on an empty
@@ -30,15 +28,6 @@ async function logIn(page: Page, email: string, password = PASSWORD) {
   await signInWithCookie(h, page, email, password);
   await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
-}
-
-async function shoot(page: Page, name: string) {
-  const width = page.viewportSize()!.width;
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-  const dir = process.env.E2E_SCREENSHOT_DIR;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
 }
 
 /** The page's layout shifts so far that no input caused (Cumulative Layout Shift). */

@@ -1,12 +1,10 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { users } from '../src/server/db/schema';
 import { call, PASSWORD, signUp } from '../test/helpers';
-import { countRequests, settle, startHarness, watchText, type Harness, signInWithCookie } from './harness';
+import { countRequests, settle, startHarness, watchText, type Harness, signInWithCookie, shootBoth } from './harness';
 
 /*
  * Payouts and disputes through the screens: the owner (email verified) reads the Funds panel of a
@@ -41,25 +39,6 @@ async function logIn(page: Page, email: string, password = PASSWORD) {
   await signInWithCookie(h, page, email, password);
   await page.goto('/');
   await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
-}
-
-async function shoot(page: Page, name: string) {
-  const width = page.viewportSize()!.width;
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-  const dir = process.env.E2E_SCREENSHOT_DIR;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
-}
-
-/** Screenshots at 320 and 1280 px (back to 1280 after). */
-async function shootBoth(page: Page, name: string) {
-  await page.setViewportSize({ width: 320, height: 900 });
-  await settle(page);
-  await shoot(page, name);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await settle(page);
-  await shoot(page, name);
 }
 
 const funds = (page: Page) => page.getByRole('region', { name: 'Funds', exact: true });
