@@ -49,3 +49,8 @@ export async function visibleCampaign(db: Db, actor: Actor, id: string) {
   if (!c) throw notFound(M.campaignNotFound);
   return c;
 }
+
+/** Whether a campaign's date has passed: a past campaign takes no more donations or supporters. */
+export function isPast(executionDate: Date | null, now = Date.now()): boolean {
+  return executionDate !== null && executionDate.getTime() < now;
+}

@@ -13,6 +13,7 @@ import { createItemStore } from '../../lib/item-store';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { pageOf } from '../../lib/listing';
+import { isPast } from '../../lib/campaign-access';
 import { coordinationText } from './coordination';
 import { campaignColumns, campaignSelection, createCampaignListQueries, listTotal, type CampaignRow } from './list-queries';
 
@@ -36,7 +37,7 @@ export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
     images: r.c.images.map((i) => ({ url: i.url, alt: i.alt ?? '' })),
     actionMode: r.c.actionMode,
     executionDate: r.c.executionDate,
-    isPast: r.c.executionDate !== null && r.c.executionDate.getTime() < now.getTime(),
+    isPast: isPast(r.c.executionDate, now.getTime()),
     totalRaised: toMajor(Number(r.raised)),
     donors: Number(r.donors),
     support: supporters,

@@ -34,7 +34,7 @@ import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { campaignMoney } from '../../lib/balances';
 import { clientKey, serverKey } from '../../lib/idempotency';
-import { visibleCampaign } from '../../lib/campaign-access';
+import { isPast, visibleCampaign } from '../../lib/campaign-access';
 import { canSeeAdult } from '../../lib/items';
 import { csvDocument, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
@@ -94,9 +94,6 @@ export function periodOf(d: Date): string {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Whether a campaign's date has passed (a past campaign takes no donations or supporters). */
-const isPast = (executionDate: Date | null, now = Date.now()) => executionDate !== null && executionDate.getTime() < now;
 
 /** A campaign that takes no donations: 403 when it only takes supporters, 409 once its date has passed (as the API document says). */
 function refuseUnlessTakingDonations(c: { actionMode: string; past: boolean }): void {

@@ -6,7 +6,7 @@ import { consumeToken, issueToken } from '../../auth/one-time-tokens';
 import { campaignReminders, campaigns, oneTimeTokens, supports, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, forbidden } from '../../lib/errors';
-import { visibleCampaign } from '../../lib/campaign-access';
+import { isPast, visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { isAdmin } from '../../../shared/roles';
@@ -36,7 +36,7 @@ export function createSupportsService(deps: Deps) {
 
   const assertOpen = (c: { actionMode: string; executionDate: Date | null }) => {
     if (c.actionMode === 'donation') throw forbidden(M.supportNotAccepted);
-    if (c.executionDate && c.executionDate.getTime() < Date.now()) throw conflict(M.campaignPast);
+    if (isPast(c.executionDate)) throw conflict(M.campaignPast);
   };
 
   async function supporters(campaignId: string): Promise<number> {
@@ -103,7 +103,7 @@ export function createSupportsService(deps: Deps) {
     async withdraw(actor: Actor, campaignId: string): Promise<SupportStateDto> {
       const { user } = requireUser(actor);
       const c = await supportable(actor, campaignId);
-      if (c.executionDate && c.executionDate.getTime() < Date.now()) throw conflict(M.campaignPast);
+      if (isPast(c.executionDate)) throw conflict(M.campaignPast);
       await db.delete(supports).where(and(eq(supports.campaignId, c.id), eq(supports.userId, user.id)));
       return { supported: false, supporters: await supporters(c.id) };
     },
