@@ -520,6 +520,26 @@ describe('money the provider takes back', () => {
     expect((await trpc(app, owner, 'query', 'donations.paymentProblems', {})).status).toBe(403);
     expect((await simulateRest(owner, pending.id, { action: 'refund' })).statusCode).toBe(403);
     expect((await simulateTrpc(owner, pending.id, { action: 'refund' })).status).toBe(403);
+    // bad input, unknown donations and ones that never succeeded: refused, nothing booked, on both doors
+    const before = await database.db.select({ n: sql<number>`count(*)::int` }).from(ledgerGroups);
+    for (const [body, status, error] of [
+      [{ action: 'explode' }, 400, M.sandboxActionInvalid],
+      [{ action: 'refund', amount: -5 }, 400, M.donationTooSmall],
+      [{ action: 'refund', amount: 'ten' }, 400, M.donationAmountInvalid],
+    ] as const) {
+      const rest = await simulateRest(admin, pending.id, body);
+      expect([rest.statusCode, rest.json().error]).toEqual([status, error]);
+      expect((await simulateTrpc(admin, pending.id, body)).status).toBe(status);
+    }
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect([(await simulateRest(admin, unknown, { action: 'refund' })).statusCode, (await simulateTrpc(admin, unknown, { action: 'refund' })).status]).toEqual([
+      404, 404,
+    ]);
+    const notPaid = await simulateRest(admin, pending.id, { action: 'chargeback' });
+    expect([notPaid.statusCode, notPaid.json().error]).toEqual([409, M.refundNotPossible]);
+    expect(await database.db.select({ n: sql<number>`count(*)::int` }).from(ledgerGroups)).toEqual(before);
+    expect((await call(app, admin, { method: 'GET', url: '/api/admin/payments/problems?limit=0' })).statusCode).toBe(400);
+    expect((await call(app, null, { method: 'GET', url: '/api/admin/payments/problems' })).statusCode).toBe(401);
     // a refund of more than was paid is kept the same way
     const gift = await giveTo(id, 5);
     const [d] = await database.db.select().from(donations).where(eq(donations.id, gift));
