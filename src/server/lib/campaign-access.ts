@@ -5,7 +5,7 @@ import { campaigns } from '../db/schema';
 import type { Actor } from '../deps';
 import { notFound } from './errors';
 import { isUuid } from './ids';
-import { canSeeAdult } from './items';
+import { canSeeAdult } from './access';
 
 /** What the money and support services read of a campaign they act on. */
 const columns = {

@@ -10,7 +10,8 @@ import { forbidden, notFound } from './errors';
 import { recordChange } from './history';
 import { isUuid } from './ids';
 import { requireUser } from '../modules/auth/service';
-import { assertCategoryAllowed, assertOwnImages, canSeeAdult, imageUrlsOf, itemValues } from './items';
+import { assertOwnImages, imageUrlsOf, itemValues } from './items';
+import { assertCategoryAllowed, canSeeAdult } from './access';
 
 /**
  * The reads and writes campaigns and projects (the spec's "items") do the same way, written

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { AUDIENCE_SQL } from '../../lib/access';
 import { bigint, check, index, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { ACTION_MODES, CATEGORIES, CURRENCIES, TARGET_TYPES } from '../../../shared/constants';
 import { createdAt, id, ts, tsvector, updatedAt } from './columns';
@@ -54,6 +55,8 @@ export const campaigns = pgTable(
     updatedAt: updatedAt(),
     // immutable_array_to_string is created by the 0001_search_functions migration
     // (array_to_string itself is STABLE, which a generated column does not accept).
+    /** Who sees it beside its owner: the rule of lib/access.ts (AUDIENCE_SQL), kept by the database so indexes, counts and triggers use it. */
+    audience: text('audience').notNull().generatedAlwaysAs(sql.raw(AUDIENCE_SQL)),
     searchVector: tsvector('search_vector').generatedAlwaysAs(
       sql`setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', immutable_array_to_string(tags, ' ')), 'B') || setweight(to_tsvector('english', coalesce(description, '')), 'C')`,
     ),

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { AUDIENCE_SQL } from '../../lib/access';
 import { bigint, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { actionMode, category, currency, targetType, type ImageRef } from './campaigns';
 import { createdAt, id, tsvector, updatedAt } from './columns';
@@ -33,6 +34,8 @@ export const projects = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     // immutable_array_to_string: see campaigns.ts.
+    /** Who sees it beside its owner: the rule of lib/access.ts (AUDIENCE_SQL), kept by the database so indexes, counts and triggers use it. */
+    audience: text('audience').notNull().generatedAlwaysAs(sql.raw(AUDIENCE_SQL)),
     searchVector: tsvector('search_vector').generatedAlwaysAs(
       sql`setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', immutable_array_to_string(tags, ' ')), 'B') || setweight(to_tsvector('english', coalesce(description, '')), 'C')`,
     ),

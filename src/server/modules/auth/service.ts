@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import { isAdmin } from '../../../shared/roles';
 import type { ChangePasswordInput, ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput, VerifyEmailInput } from '../../../shared/schemas/auth';
 import type { UserDto } from '../../../shared/schemas/user';
 import { createAfterAnswer } from '../../auth/after-answer';
@@ -11,7 +10,7 @@ import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../auth/pas
 import { createSession, invalidateSession, invalidateUserSessions } from '../../auth/session';
 import { users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { badRequest, conflict, forbidden, isUniqueViolation, unauthorized } from '../../lib/errors';
+import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { mailTemplates } from '../../mail/templates';
 import { toUserDto } from '../users/dto';
@@ -23,17 +22,9 @@ export interface SessionGrant {
   expiresAt: Date;
 }
 
-export function requireUser(actor: Actor) {
-  if (!actor.user || !actor.session) throw unauthorized(M.signInRequired);
-  return { user: actor.user, session: actor.session };
-}
-
-/** A signed-in admin (401 signed out, 403 for everybody else). */
-export function requireAdmin(actor: Actor) {
-  const { user } = requireUser(actor);
-  if (!isAdmin(user)) throw forbidden(M.accessDenied);
-  return user;
-}
+/** Who may act: lib/access.ts (re-exported here for the modules that import them from auth). */
+import { requireUser } from '../../lib/access';
+export { requireAdmin, requireUser } from '../../lib/access';
 
 export interface AuthServiceOptions {
   /** Overrides of the login throttle (tests pass a recording `sleep`, smaller budgets). */

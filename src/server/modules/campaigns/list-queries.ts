@@ -7,7 +7,7 @@ import { arrayRunner, rowMapper, type Statement } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { campaigns, listCounts, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
-import { canSeeAdult } from '../../lib/items';
+import { canSeeAdult } from '../../lib/access';
 import { afterCursor, likeEscape, prefixTsQuery, readCursor, searchMatch } from '../../lib/listing';
 import { createPageMarks } from './page-marks';
 import {

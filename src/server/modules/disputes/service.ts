@@ -9,7 +9,7 @@ import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/items';
+import { canSeeAdult } from '../../lib/access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';

@@ -6,7 +6,7 @@ import { projects, teamMembers, teams, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { badRequest } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/items';
+import { canSeeAdult } from '../../lib/access';
 
 /** What the team calls read of teams and members, and how they answer them. */
 

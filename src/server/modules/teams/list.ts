@@ -5,7 +5,7 @@ import { projects, teamMembers, teams, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/items';
+import { canSeeAdult } from '../../lib/access';
 import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import type { Out, TeamsContext } from './context';

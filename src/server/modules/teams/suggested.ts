@@ -5,7 +5,7 @@ import { projects, teams } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { forbidden, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/items';
+import { canSeeAdult } from '../../lib/access';
 import { suggestPeople } from '../../lib/suggestions';
 import { requireUser } from '../auth/service';
 import type { Out, TeamsContext } from './context';

@@ -11,7 +11,7 @@ import { likeEscape, prefixTsQuery, textArray } from '../../lib/listing';
 import { suggestPeople } from '../../lib/suggestions';
 import { requireUser } from '../auth/service';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/items';
+import { canSeeAdult } from '../../lib/access';
 import { toPublicUserDto, toUserDto } from './dto';
 
 export const SuggestedUserSchema = PublicUserSchema.extend({ sharedTags: z.array(z.string()) });

@@ -1,0 +1,2 @@
+ALTER TABLE "campaigns" ADD COLUMN "audience" text GENERATED ALWAYS AS (CASE WHEN "type" = 'adult' THEN 'adult' ELSE 'public' END) STORED NOT NULL;--> statement-breakpoint
+ALTER TABLE "projects" ADD COLUMN "audience" text GENERATED ALWAYS AS (CASE WHEN "type" = 'adult' THEN 'adult' ELSE 'public' END) STORED NOT NULL;
