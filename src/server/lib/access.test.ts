@@ -20,7 +20,16 @@ const ids = { owner: '', other: '', adultUser: '', admin: '' };
 function actorOf(id: string | null, extra: { hasAdultAccess?: boolean; isAdmin?: boolean } = {}): Actor {
   if (id === null) return { user: null, session: null, ip: '127.0.0.1' };
   return {
-    user: { id, email: `${id}@example.com`, username: null, name: null, role: 'user', isAdmin: extra.isAdmin ?? false, hasAdultAccess: extra.hasAdultAccess ?? false, emailVerified: true } as never,
+    user: {
+      id,
+      email: `${id}@example.com`,
+      username: null,
+      name: null,
+      role: 'user',
+      isAdmin: extra.isAdmin ?? false,
+      hasAdultAccess: extra.hasAdultAccess ?? false,
+      emailVerified: true,
+    } as never,
     session: { id: 's', userId: id } as never,
     ip: '127.0.0.1',
   };
@@ -32,7 +41,12 @@ beforeAll(async () => {
   for (const key of Object.keys(ids) as (keyof typeof ids)[]) {
     const [u] = await db
       .insert(users)
-      .values({ email: `${key.toLowerCase()}-${Math.random().toString(36).slice(2)}@example.com`, passwordHash: 'x', hasAdultAccess: key === 'adultUser', isAdmin: key === 'admin' })
+      .values({
+        email: `${key.toLowerCase()}-${Math.random().toString(36).slice(2)}@example.com`,
+        passwordHash: 'x',
+        hasAdultAccess: key === 'adultUser',
+        isAdmin: key === 'admin',
+      })
       .returning({ id: users.id });
     ids[key] = u.id;
   }
