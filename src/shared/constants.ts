@@ -55,3 +55,13 @@ export const AVATAR_JPEG_QUALITY = 0.92;
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 export const UPLOAD_MAX_FILES = 10;
 export const UPLOAD_MAX_PIXELS = 40_000_000;
+
+/** How /campaigns can be ordered: newest first (the default), soonest execution date (active ones), most raised, most supporters. */
+export const CAMPAIGN_SORTS = ['newest', 'ending', 'funded', 'supported'] as const;
+export type CampaignSort = (typeof CAMPAIGN_SORTS)[number];
+/** How /projects can be ordered: newest first (the default) or most followers (a project has no money or date). */
+export const PROJECT_SORTS = ['newest', 'supported'] as const;
+export type ProjectSort = (typeof PROJECT_SORTS)[number];
+/** A campaign is active until its execution date has passed, then past. */
+export const CAMPAIGN_STATUSES = ['active', 'past'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];

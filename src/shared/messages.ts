@@ -122,6 +122,9 @@ export const M = {
   pageInvalid: 'page must be a whole number of at least 1',
   limitInvalid: 'limit must be a whole number of at least 1',
   cursorInvalid: 'Invalid cursor',
+  sortInvalid: 'sort must be newest, ending, funded or supported',
+  projectSortInvalid: 'sort must be newest or supported',
+  statusInvalid: 'status must be active or past',
   campaignNotFound: 'Campaign not found',
 
   // Donations

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTION_MODES, CATEGORIES, CURRENCIES, MAX_PAGE_SIZE, PAGE_SIZE, TARGET_TYPES } from '../constants';
+import { ACTION_MODES, CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CATEGORIES, CURRENCIES, MAX_PAGE_SIZE, PAGE_SIZE, TARGET_TYPES } from '../constants';
 import { M } from '../messages';
 import { IdSchema, TagsSchema, text, toDate } from './common';
 
@@ -85,6 +85,31 @@ export const ListQuery = z.object({
   cursor: text().max(200).optional(),
 });
 export type ListQuery = z.input<typeof ListQuery>;
+
+/** A category to browse (`type`): one of the categories; empty means all. */
+export const CategoryFilter = z
+  .union([z.enum(CATEGORIES, { error: M.typeInvalid }), z.literal('')], { error: M.typeInvalid })
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+/**
+ * The campaign list's query: a search (`q`), a category (`type`), `status` (active: the
+ * execution date has not passed or there is none; past: it has) and `sort` (newest, the
+ * default; ending: active ones by execution date, soonest first; funded: most raised; supported:
+ * most supporters). Every sort pages by `cursor` (the sort key is in it) or by `page`.
+ */
+export const CampaignListQuery = ListQuery.extend({
+  type: CategoryFilter,
+  status: z
+    .union([z.enum(CAMPAIGN_STATUSES, { error: M.statusInvalid }), z.literal('')], { error: M.statusInvalid })
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  sort: z
+    .union([z.enum(CAMPAIGN_SORTS, { error: M.sortInvalid }), z.literal('')], { error: M.sortInvalid })
+    .optional()
+    .transform((v) => (v ? v : 'newest')),
+});
+export type CampaignListQuery = z.input<typeof CampaignListQuery>;
 
 export const OwnerSchema = z.object({
   _id: z.string(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ACTION_MODES, CATEGORIES, CURRENCIES, TARGET_TYPES } from '../constants';
-import { CreateCampaignInput, ListQuery, OwnerSchema, UpdateCampaignInput } from './campaigns';
+import { ACTION_MODES, CATEGORIES, CURRENCIES, PROJECT_SORTS, TARGET_TYPES } from '../constants';
+import { M } from '../messages';
+import { CategoryFilter, CreateCampaignInput, ListQuery, OwnerSchema, UpdateCampaignInput } from './campaigns';
 import { text } from './common';
 
 /** A project has the campaign form's fields (targetType picked on the form), no execution date. */
@@ -20,6 +21,13 @@ export const ProjectListQuery = ListQuery.extend({
   my: Flag,
   /** Only this project (the team form's "assign to project" uses it). */
   projectId: text().trim().max(100).optional(),
+  /** A category to browse; empty means all. */
+  type: CategoryFilter,
+  /** newest (the default) or supported (most followers). */
+  sort: z
+    .union([z.enum(PROJECT_SORTS, { error: M.projectSortInvalid }), z.literal('')], { error: M.projectSortInvalid })
+    .optional()
+    .transform((v) => (v ? v : 'newest')),
 });
 export type ProjectListQuery = z.input<typeof ProjectListQuery>;
 
