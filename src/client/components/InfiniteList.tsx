@@ -98,8 +98,12 @@ interface InfiniteListProps<T> {
   failedText?: string;
   /** The empty state (an `EmptyState`); shown once no further page can bring an item. */
   empty: ReactNode;
-  /** 'Showing 20 of 45' above the list: the total (a lower bound when `capped`). */
-  count?: { total: number; capped?: boolean };
+  /**
+   * 'Showing 20 of 45' above the list: the total (a lower bound when `capped`). It is a polite
+   * live region unless `quiet` (a page that announces a new view's result once itself, rather
+   * than each page infinite scroll adds).
+   */
+  count?: { total: number; capped?: boolean; quiet?: boolean };
   /** 'End of results' after the last page (spec section 2's lists). */
   endText?: boolean;
   /** The loading placeholder (default: a few skeleton rows). */
@@ -163,7 +167,7 @@ export function InfiniteList<T extends { _id: string }>({
   return (
     <div className={cls}>
       {count && (
-        <p className="list-count muted" aria-live="polite">
+        <p className="list-count muted" aria-live={count.quiet ? undefined : 'polite'}>
           Showing {items.length} of {Math.max(count.total, items.length)}
           {count.capped ? '+' : ''}
         </p>

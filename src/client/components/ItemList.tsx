@@ -11,6 +11,7 @@ import { GoalProgress } from './GoalProgress';
 import { EmptyState, InfiniteList, ListSkeleton, type PagedQuery } from './InfiniteList';
 import { categoryLabel } from './itemText';
 import { ListCard } from './ListCard';
+import { type ListFilters, ListAnnouncer, ListFilterBar, narrowed, type SortChoice, useListFilters } from './ListFilters';
 import { OwnerLink, type PersonRef } from './OwnerLink';
 
 /** What a campaign or project row needs (both DTOs have these fields). */
@@ -281,7 +282,11 @@ interface ItemListViewProps<T extends ListItem> extends Omit<ItemRowsProps<T>, '
   empty: ReactNode;
 }
 
-/** Campaigns or projects with every list state: a table from 640 px, cards below; infinite scroll and 'End of results'. */
+/**
+ * Campaigns or projects with every list state: a table from 640 px, cards below; infinite scroll
+ * and 'End of results'. The count is not a live region: the page says a new view's result once
+ * (`ListAnnouncer`), not each page infinite scroll adds.
+ */
 export function ItemListView<T extends ListItem>({ list, label, empty, ...rows }: ItemListViewProps<T>) {
   const narrow = useNarrow();
   const last = list.data?.pages[list.data.pages.length - 1];
@@ -290,7 +295,7 @@ export function ItemListView<T extends ListItem>({ list, label, empty, ...rows }
       query={list}
       items={list.data?.pages.flatMap((p) => p.items)}
       empty={empty}
-      count={last && { total: last.total, capped: last.totalCapped === true }}
+      count={last && { total: last.total, capped: last.totalCapped === true, quiet: true }}
       endText
       skeleton={<ItemSkeleton narrow={narrow} />}
     >
@@ -312,14 +317,21 @@ interface ItemListPageProps<T extends ListItem> extends Omit<ItemListViewProps<T
   newPath: string;
   newText: string;
   startText: string;
-  /** The infinite query of the list for a search `q`. */
-  useList(q: string): InfiniteListResult<T>;
+  /** The orders the sort choice offers, the default (newest) first. */
+  sorts: readonly SortChoice[];
+  /** Whether the list can be narrowed to active or past ones (campaigns). */
+  withStatus?: boolean;
+  /** The infinite query of the list for the URL's search and choices (the query key holds them all). */
+  useList(filters: ListFilters): InfiniteListResult<T>;
 }
 
 /**
  * /campaigns and /projects (spec section 2): the heading with the New button for signed-in
- * people, the search bound to ?q=, and the list. An empty list (no search) says what the list is
- * for and offers the next step: start one when signed in, sign up otherwise.
+ * people, the search bound to ?q=, the category, status (campaigns) and sort choices bound to
+ * ?type=, ?status= and ?sort= (a change is a history entry, so a link reproduces the view and Back
+ * returns to the previous one), and the list. An empty list says so in the spec's words; with a
+ * search or a choice it offers to clear them, otherwise it says what the list is for and offers
+ * the next step: start one when signed in, sign up otherwise.
  */
 export function ItemListPage<T extends ListItem>({
   title,
@@ -329,14 +341,28 @@ export function ItemListPage<T extends ListItem>({
   newPath,
   newText,
   startText,
+  sorts,
+  withStatus = false,
   useList,
   ...view
 }: ItemListPageProps<T>) {
   usePageTitle(title);
   const { isSignedIn, isLoading } = useSession();
   const [q, setQ] = useSearchQuery();
-  const list = useList(q);
-  const empty = q ? (
+  const [filters, setFilters] = useListFilters(sorts, withStatus);
+  const list = useList(filters);
+  const choices = narrowed(filters);
+  const empty = choices ? (
+    <EmptyState
+      text={emptyText}
+      hint="Nothing matches these choices. Try another category or status."
+      action={
+        <Link className="button button-secondary" to={{ search: q ? `?${new URLSearchParams({ q })}` : '' }}>
+          Clear filters
+        </Link>
+      }
+    />
+  ) : q ? (
     <EmptyState
       text={emptyText}
       hint="Try other words, or clear the search."
@@ -363,6 +389,8 @@ export function ItemListPage<T extends ListItem>({
       }
     />
   );
+  const last = list.isPlaceholderData ? undefined : list.data?.pages[list.data.pages.length - 1];
+  const shown = list.data?.pages.reduce((n, p) => n + p.items.length, 0) ?? 0;
   return (
     <section className="page list-page">
       <div className="page-head">
@@ -373,8 +401,19 @@ export function ItemListPage<T extends ListItem>({
           </Link>
         )}
       </div>
-      <SearchBox q={q} onSearch={setQ} placeholder={searchPlaceholder} />
-      <ItemListView list={list} label={title} empty={empty} {...view} />
+      <div className="list-toolbar">
+        <SearchBox q={q} onSearch={setQ} placeholder={searchPlaceholder} />
+        <ListFilterBar filters={filters} onChange={setFilters} sorts={sorts} withStatus={withStatus} />
+      </div>
+      <ListAnnouncer
+        filters={filters}
+        sorts={sorts}
+        noun={title.toLowerCase()}
+        result={last && { shown, total: last.total, capped: last.totalCapped === true }}
+      />
+      <div className="item-list-view" aria-busy={list.isPlaceholderData ? true : undefined}>
+        <ItemListView list={list} label={title} empty={empty} {...view} />
+      </div>
     </section>
   );
 }

@@ -1,12 +1,41 @@
+import { keepPreviousData } from '@tanstack/react-query';
+import type { CampaignSort } from '../../../shared/constants';
 import { campaignListInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
+import type { CampaignListQuery } from '../../../shared/schemas/campaigns';
 import { FavoriteButton } from '../../components/FavoriteButton';
 import { ItemListPage, nextPageParam } from '../../components/ItemList';
+import type { ListFilters, SortChoice } from '../../components/ListFilters';
 import { trpc } from '../../trpc';
 
-const useCampaigns = (q: string) => trpc.campaigns.list.useInfiniteQuery(campaignListInput(q), { getNextPageParam: nextPageParam });
+/** The sort choice of /campaigns, the default first (spec: newest first). */
+const CAMPAIGN_SORT_CHOICES: readonly SortChoice<CampaignSort>[] = [
+  { value: 'newest', label: 'Newest' },
+  { value: 'ending', label: 'Ending soon' },
+  { value: 'funded', label: 'Most funded' },
+  { value: 'supported', label: 'Most supporters' },
+];
 
-/** /campaigns (accepts q): search bound to ?q=, the campaigns table (cards on small screens), infinite scroll. */
+/**
+ * The list's input: the first paint's (shared/first-queries.ts, which the server answers inside
+ * the page) with only the choices that differ from the defaults, so the default view keeps its
+ * query key and the first data fits it.
+ */
+function campaignsInput({ q, type, status, sort }: ListFilters): CampaignListQuery {
+  const input: CampaignListQuery = campaignListInput(q);
+  if (type) input.type = type;
+  if (status) input.status = status;
+  if (sort) input.sort = sort as CampaignSort;
+  return input;
+}
+
+const useCampaigns = (filters: ListFilters) =>
+  trpc.campaigns.list.useInfiniteQuery(campaignsInput(filters), { getNextPageParam: nextPageParam, placeholderData: keepPreviousData });
+
+/**
+ * /campaigns (accepts q, type, status, sort): search bound to ?q=, the category, status and sort
+ * choices, the campaigns table (cards on small screens), infinite scroll.
+ */
 export default function CampaignsPage() {
   return (
     <ItemListPage
@@ -17,6 +46,8 @@ export default function CampaignsPage() {
       newPath="/campaigns/new"
       newText="+ New campaign"
       startText="Start the first campaign"
+      sorts={CAMPAIGN_SORT_CHOICES}
+      withStatus
       useList={useCampaigns}
       basePath="/campaigns"
       noun="campaign"

@@ -1,0 +1,190 @@
+import { useEffect, useId, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { CAMPAIGN_STATUSES, CATEGORIES, type CampaignStatus, type Category } from '../../shared/constants';
+import { useSession } from '../auth/useSession';
+import { categoryLabel } from './itemText';
+
+/** A way to order a list: its value in `?sort=` and the words the sort choice shows. */
+export interface SortChoice<S extends string = string> {
+  value: S;
+  label: string;
+}
+
+/**
+ * What /campaigns and /projects show, as the URL says it (`?q=&type=&status=&sort=`). Defaults are
+ * left out: no `type` is every category, no `status` is active and past, no `sort` is the first
+ * sort (newest). A value the page does not offer reads as its default.
+ */
+export interface ListFilters {
+  q: string;
+  type?: Category;
+  status?: CampaignStatus;
+  /** Only a sort other than the default (the first of the page's sorts). */
+  sort?: string;
+}
+
+/** 'ending' lists active campaigns only: with it, the status choice is Active and not a choice. */
+export const ENDING_SORT = 'ending';
+
+/** Reads the URL's filters; `sorts` and `withStatus` are what the page offers. */
+export function parseListFilters(params: URLSearchParams, sorts: readonly SortChoice[], withStatus: boolean): ListFilters {
+  const filters: ListFilters = { q: (params.get('q') ?? '').trim() };
+  const type = params.get('type');
+  if (type && (CATEGORIES as readonly string[]).includes(type)) filters.type = type as Category;
+  const sort = params.get('sort');
+  if (sort && sort !== sorts[0]?.value && sorts.some((s) => s.value === sort)) filters.sort = sort;
+  const status = params.get('status');
+  if (withStatus && filters.sort !== ENDING_SORT && status && (CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
+    filters.status = status as CampaignStatus;
+  }
+  return filters;
+}
+
+/** Whether a category, a status or a sort that narrows the list (ending) is chosen; the search is apart. */
+export function narrowed(f: ListFilters): boolean {
+  return Boolean(f.type || f.status || f.sort === ENDING_SORT);
+}
+
+/**
+ * The filters of the URL and a setter that pushes a history entry (Back returns to the previous
+ * view), leaving defaults out of the URL and keeping the search (`q`). The same view again adds
+ * no entry.
+ */
+export function useListFilters(sorts: readonly SortChoice[], withStatus: boolean): [ListFilters, (patch: Partial<Omit<ListFilters, 'q'>>) => void] {
+  const [params, setParams] = useSearchParams();
+  const filters = parseListFilters(params, sorts, withStatus);
+  const set = (patch: Partial<Omit<ListFilters, 'q'>>) => {
+    const next = { ...filters, ...patch };
+    const p = new URLSearchParams(params);
+    for (const key of ['type', 'status', 'sort'] as const) p.delete(key);
+    if (next.type) p.set('type', next.type);
+    if (withStatus && next.status && next.sort !== ENDING_SORT) p.set('status', next.status);
+    if (next.sort && next.sort !== sorts[0]?.value) p.set('sort', next.sort);
+    if (p.toString() !== params.toString()) setParams(p);
+  };
+  return [filters, set];
+}
+
+/** The view's words for the announcement: 'Music, active, most funded'. */
+function describe(f: ListFilters, sorts: readonly SortChoice[]): string {
+  const parts: string[] = [];
+  if (f.q) parts.push(`matching “${f.q}”`);
+  if (f.type) parts.push(categoryLabel(f.type));
+  if (f.status) parts.push(f.status);
+  if (f.sort) parts.push((sorts.find((s) => s.value === f.sort)?.label ?? f.sort).toLowerCase());
+  return parts.join(', ');
+}
+
+/**
+ * Says the result of a new view once, to screen readers ('Music, most funded: showing 3 of 3
+ * campaigns'), when its first page is in: not on the first load of the page and not on each
+ * further page infinite scroll brings (the visible count above the list is not a live region).
+ */
+export function ListAnnouncer({
+  filters,
+  sorts,
+  noun,
+  result,
+}: {
+  filters: ListFilters;
+  sorts: readonly SortChoice[];
+  /** Plural: 'campaigns'. */
+  noun: string;
+  /** The first page of the current view once it is in (not a previous view's placeholder). */
+  result: { shown: number; total: number; capped: boolean } | undefined;
+}) {
+  const key = JSON.stringify(filters);
+  const [said, setSaid] = useState({ key, text: '' });
+  const ready = result !== undefined;
+  useEffect(() => {
+    if (!ready || said.key === key || !result) return;
+    const what = describe(filters, sorts);
+    const count = result.total === 0 ? `no ${noun} found` : `showing ${result.shown} of ${result.total}${result.capped ? '+' : ''} ${noun}`;
+    const text = what ? `${what}: ${count}.` : `${count.charAt(0).toUpperCase()}${count.slice(1)}.`;
+    setSaid({ key, text });
+  });
+  return (
+    <p className="visually-hidden" role="status" aria-live="polite">
+      {said.text}
+    </p>
+  );
+}
+
+interface FilterBarProps {
+  filters: ListFilters;
+  onChange(patch: Partial<Omit<ListFilters, 'q'>>): void;
+  sorts: readonly SortChoice[];
+  withStatus: boolean;
+}
+
+/**
+ * The category, status (campaigns) and sort choices above a list: native selects with visible
+ * labels, wrapping under the search box on a narrow screen. 'Adult' is offered only to people
+ * with adult access (as the create form does), or when the URL already asks for it.
+ */
+export function ListFilterBar({ filters, onChange, sorts, withStatus }: FilterBarProps) {
+  const { user } = useSession();
+  const id = useId();
+  const categories = CATEGORIES.filter((c) => c !== 'adult' || user?.hasAdultAccess || filters.type === 'adult');
+  const ending = filters.sort === ENDING_SORT;
+  const noteId = `${id}-ending`;
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a group of three choices, not a form that is sent
+    <div className="list-filters" role="group" aria-label="Filter and sort">
+      <div className="list-filter">
+        <label htmlFor={`${id}-type`}>Category</label>
+        <select
+          id={`${id}-type`}
+          name="type"
+          value={filters.type ?? ''}
+          onChange={(e) => onChange({ type: (e.target.value || undefined) as Category | undefined })}
+        >
+          <option value="">All categories</option>
+          {categories.map((c) => (
+            <option key={c} value={c}>
+              {categoryLabel(c)}
+            </option>
+          ))}
+        </select>
+      </div>
+      {withStatus && (
+        <div className="list-filter">
+          <label htmlFor={`${id}-status`}>Status</label>
+          <select
+            id={`${id}-status`}
+            name="status"
+            value={ending ? 'active' : (filters.status ?? '')}
+            disabled={ending}
+            aria-describedby={ending ? noteId : undefined}
+            onChange={(e) => onChange({ status: (e.target.value || undefined) as CampaignStatus | undefined })}
+          >
+            <option value="">All</option>
+            <option value="active">Active</option>
+            <option value="past">Past</option>
+          </select>
+        </div>
+      )}
+      <div className="list-filter">
+        <label htmlFor={`${id}-sort`}>Sort by</label>
+        <select
+          id={`${id}-sort`}
+          name="sort"
+          value={filters.sort ?? sorts[0]?.value}
+          aria-describedby={ending && withStatus ? noteId : undefined}
+          onChange={(e) => onChange({ sort: e.target.value })}
+        >
+          {sorts.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {ending && withStatus && (
+        <p id={noteId} className="list-filters-note muted">
+          Ending soon lists active campaigns only.
+        </p>
+      )}
+    </div>
+  );
+}
