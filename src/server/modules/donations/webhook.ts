@@ -1,0 +1,39 @@
+import { M } from '../../../shared/messages';
+import { badRequest, notFound } from '../../lib/errors';
+import { WebhookPayloadError, WebhookSignatureError, type PaymentEvent } from '../../payments/port';
+import type { DonationsContext } from './context';
+import type { DonationSettlement } from './settle';
+
+/** The payment provider's webhook: its signed events, checked and applied once (settle.ts). */
+export function donationWebhooks(ctx: DonationsContext, settle: DonationSettlement) {
+  const { log, provider } = ctx;
+  const { applyEvent } = settle;
+
+  return {
+    /**
+     * A webhook request from the provider named in its path: checked against the provider's
+     * signature, then applied once. Unknown, repeated and already-final payments are
+     * acknowledged without change.
+     */
+    async receiveWebhook(providerName: string, rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<{ received: true }> {
+      if (providerName !== provider.name) throw notFound(M.paymentProviderUnknown);
+      let event: PaymentEvent | null;
+      try {
+        event = await provider.parseWebhook(rawBody, headers);
+      } catch (err) {
+        // refused with one line each: a provider retries a 5xx for days, a 400 it does not
+        if (err instanceof WebhookSignatureError) {
+          log.warn({ provider: providerName, reason: err.message }, 'payment webhook refused: bad signature');
+          throw badRequest(M.invalidWebhookSignature);
+        }
+        if (err instanceof WebhookPayloadError) {
+          log.warn({ provider: providerName, reason: err.message }, 'payment webhook refused: malformed event');
+          throw badRequest(M.invalidWebhookPayload);
+        }
+        throw err;
+      }
+      if (event) await applyEvent(event);
+      return { received: true };
+    },
+  };
+}
