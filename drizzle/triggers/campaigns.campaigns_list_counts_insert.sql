@@ -1,0 +1,1 @@
+CREATE TRIGGER campaigns_list_counts_insert AFTER INSERT ON campaigns REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION list_counts_after_insert('campaigns');

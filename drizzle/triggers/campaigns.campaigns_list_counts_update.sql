@@ -1,0 +1,1 @@
+CREATE TRIGGER campaigns_list_counts_update AFTER UPDATE ON campaigns REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION list_counts_after_update('campaigns');

@@ -1,0 +1,1 @@
+CREATE TRIGGER campaigns_tag_usage_update AFTER UPDATE ON campaigns REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tag_usage_after_update();
