@@ -21,7 +21,9 @@ export type PaymentOutcomeEvent = Extract<PaymentEvent, { type: 'payment.succeed
  * succeeded or failed. A payment that succeeded is booked in one of two forms: a pending one-off
  * donation's in one statement with its messages (statements.ts, `bookOneOff`), everything else
  * (a monthly donation's month, and whatever that statement leaves alone) in the general
- * transaction (`applyInTransaction`).
+ * transaction (`applyInTransaction`). booking-forms.test.ts holds the two forms equal: the same
+ * events book the same donation rows, payment events, ledger groups and entries, campaign
+ * totals, donor rows and emails either way.
  */
 export function donationSettlement(ctx: DonationsContext) {
   const { db, config, mailer, log, provider, statements, reversals, receiptLink, chargeFailed, announceCancelled, starting } = ctx;
