@@ -20,6 +20,7 @@ import { authRest } from './modules/auth/rest';
 import { blocksRest } from './modules/blocks/rest';
 import { campaignsRest } from './modules/campaigns/rest';
 import { commentsRest } from './modules/comments/rest';
+import { disputesRest } from './modules/disputes/rest';
 import { donationsRest, paymentWebhooksRest } from './modules/donations/rest';
 import { favoritesRest } from './modules/favorites/rest';
 import { payoutsRest } from './modules/payouts/rest';
@@ -183,6 +184,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       projectsRest(api, services);
       supportsRest(api, services);
       payoutsRest(api, services);
+      disputesRest(api, services);
       adminRest(api, services);
       cronRest(api);
       tagsRest(api, services);

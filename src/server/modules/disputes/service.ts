@@ -1,8 +1,16 @@
-import { and, desc, eq, inArray, isNotNull, isNull, ne, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
 import { isAdmin } from '../../../shared/roles';
-import type { AdminDisputeDto, AdminDisputesQuery, DisputeDto, DisputeInput, DisputesQuery, DisputeStatusInput } from '../../../shared/schemas/payouts';
+import type {
+  AdminDisputeDto,
+  AdminDisputesQuery,
+  DisputeDto,
+  DisputeInput,
+  DisputesQuery,
+  DisputeStatusInput,
+  PayoutHoldDto,
+} from '../../../shared/schemas/payouts';
 import type { DbOrTx } from '../../db/client';
 import { campaignDonors, campaigns, disputes, donations, payouts, supports, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
@@ -66,6 +74,53 @@ const toDto = ({ d, title }: Row): DisputeDto => ({
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
+
+// --- what holds payouts (payouts/service.ts asks) -----------------------------------------
+
+/**
+ * An open or under-review dispute about the payout in the row, or about the payouts of its
+ * campaign. Only these hold payouts: a dispute of type donation or other that names no payout
+ * holds nothing. Raising one takes a stake in the campaign (`create` below).
+ */
+export const payoutDisputedSql = sql<boolean>`exists (select 1 from ${disputes} d where d.status in ('open', 'under_review')
+    and (d.payout_id = ${payouts.id} or (d.campaign_id = ${payouts.campaignId} and d.type = 'payout' and d.payout_id is null)))`;
+
+/**
+ * What holds a campaign's payouts, oldest first: its open or under-review disputes about all of
+ * its payouts (`payoutId` null: no payout can be requested or approved) or about one payout
+ * still pending (that one cannot be approved). For the owner and admins: the reason, never the
+ * author (payouts/service.ts answers them with the balance and refuses new requests under one).
+ */
+export async function payoutHolds(via: DbOrTx, campaignId: string): Promise<PayoutHoldDto[]> {
+  const rows = await via
+    .select({ payoutId: disputes.payoutId, type: disputes.type, reason: disputes.reason, status: disputes.status, since: disputes.createdAt })
+    .from(disputes)
+    .leftJoin(payouts, eq(payouts.id, disputes.payoutId))
+    .where(
+      and(
+        eq(disputes.campaignId, campaignId),
+        inArray(disputes.status, ['open', 'under_review']),
+        or(and(eq(disputes.type, 'payout'), isNull(disputes.payoutId)), eq(payouts.status, 'pending')),
+      ),
+    )
+    .orderBy(asc(disputes.createdAt), asc(disputes.id));
+  return rows.map((r) => ({ ...r, status: r.status === 'under_review' ? 'under_review' : 'open' }));
+}
+
+/** Whether an open or under-review dispute holds this payout: about it, or about all of its campaign's payouts. */
+export async function holdsPayout(via: DbOrTx, p: { id: string; campaignId: string }): Promise<boolean> {
+  const [open] = await via
+    .select({ id: disputes.id })
+    .from(disputes)
+    .where(
+      and(
+        inArray(disputes.status, ['open', 'under_review']),
+        or(eq(disputes.payoutId, p.id), and(eq(disputes.campaignId, p.campaignId), eq(disputes.type, 'payout'), isNull(disputes.payoutId))),
+      ),
+    )
+    .limit(1);
+  return !!open;
+}
 
 /**
  * Disputes: a signed-in person objects to a campaign, one of its donations (their own, or any

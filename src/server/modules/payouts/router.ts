@@ -2,16 +2,10 @@ import { z } from 'zod';
 import { CampaignDonationsQuery, IdempotencyKeySchema } from '../../../shared/schemas/donations';
 import { IdSchema } from '../../../shared/schemas/common';
 import {
-  AdminDisputeSchema,
-  AdminDisputesQuery,
   AdminPayoutSchema,
   AdminPayoutsQuery,
   ApproveInput,
   BalanceSchema,
-  DisputeInput,
-  DisputeSchema,
-  DisputesQuery,
-  DisputeStatusInput,
   PayoutRequestInput,
   PayoutSchema,
   RejectInput,
@@ -45,23 +39,4 @@ export const payoutsRouter = router({
     .input(RejectInput.extend({ id: IdSchema }))
     .output(PayoutSchema)
     .mutation(({ ctx, input }) => ctx.services.payouts.reject(ctx.actor, input.id, input)),
-});
-
-export const disputesRouter = router({
-  create: authedProcedure
-    .input(DisputeInput)
-    .output(DisputeSchema)
-    .mutation(({ ctx, input }) => ctx.services.disputes.create(ctx.actor, input)),
-  mine: authedProcedure
-    .input(DisputesQuery.prefault({}))
-    .output(z.object({ items: z.array(DisputeSchema), nextCursor: z.string().nullable() }))
-    .query(({ ctx, input }) => ctx.services.disputes.mine(ctx.actor, input)),
-  adminList: authedProcedure
-    .input(AdminDisputesQuery.prefault({}))
-    .output(z.object({ items: z.array(AdminDisputeSchema), nextCursor: z.string().nullable() }))
-    .query(({ ctx, input }) => ctx.services.disputes.adminList(ctx.actor, input)),
-  setStatus: authedProcedure
-    .input(DisputeStatusInput.extend({ id: IdSchema }))
-    .output(DisputeSchema)
-    .mutation(({ ctx, input }) => ctx.services.disputes.setStatus(ctx.actor, input.id, input)),
 });

@@ -1,22 +1,13 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { DEFAULT_REJECTION_REASON } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor, toMinor } from '../../../shared/money';
 import { isAdmin } from '../../../shared/roles';
-import type {
-  AdminPayoutDto,
-  AdminPayoutsQuery,
-  ApproveInput,
-  BalanceDto,
-  PayoutDto,
-  PayoutHoldDto,
-  PayoutRequestInput,
-  RejectInput,
-} from '../../../shared/schemas/payouts';
+import type { AdminPayoutDto, AdminPayoutsQuery, ApproveInput, BalanceDto, PayoutDto, PayoutRequestInput, RejectInput } from '../../../shared/schemas/payouts';
 import { equalHex, sha256Hex } from '../../auth/crypto';
 import type { DbOrTx } from '../../db/client';
-import { campaigns, disputes, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
+import { campaigns, ledgerEntries, ledgerGroups, payouts, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
@@ -27,6 +18,7 @@ import { visibleCampaign } from '../../lib/campaign-access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';
+import { holdsPayout, payoutDisputedSql, payoutHolds } from '../disputes/service';
 
 type Out<T extends z.ZodType> = z.output<T>;
 type PayoutRow = typeof payouts.$inferSelect;
@@ -51,36 +43,6 @@ export function toPayoutDto(p: PayoutRow): PayoutDto {
     decidedAt: p.decidedAt,
     createdAt: p.createdAt,
   };
-}
-
-/**
- * An open or under-review dispute about the payout in the row, or about the payouts of its
- * campaign. Only these hold payouts: a dispute of type donation or other that names no payout
- * holds nothing. Raising one takes a stake in the campaign (disputes/service.ts).
- */
-const disputedSql = sql<boolean>`exists (select 1 from ${disputes} d where d.status in ('open', 'under_review')
-    and (d.payout_id = ${payouts.id} or (d.campaign_id = ${payouts.campaignId} and d.type = 'payout' and d.payout_id is null)))`;
-
-/**
- * What holds a campaign's payouts, oldest first: its open or under-review disputes about all of
- * its payouts (`payoutId` null: no payout can be requested or approved) or about one payout
- * still pending (that one cannot be approved). For the owner and admins: the reason, never the
- * author.
- */
-async function holdsOf(via: DbOrTx, campaignId: string): Promise<PayoutHoldDto[]> {
-  const rows = await via
-    .select({ payoutId: disputes.payoutId, type: disputes.type, reason: disputes.reason, status: disputes.status, since: disputes.createdAt })
-    .from(disputes)
-    .leftJoin(payouts, eq(payouts.id, disputes.payoutId))
-    .where(
-      and(
-        eq(disputes.campaignId, campaignId),
-        inArray(disputes.status, ['open', 'under_review']),
-        or(and(eq(disputes.type, 'payout'), isNull(disputes.payoutId)), eq(payouts.status, 'pending')),
-      ),
-    )
-    .orderBy(asc(disputes.createdAt), asc(disputes.id));
-  return rows.map((r) => ({ ...r, status: r.status === 'under_review' ? 'under_review' : 'open' }));
 }
 
 /**
@@ -150,17 +112,7 @@ export function createPayoutsService(deps: Deps) {
       if (p.status !== 'pending') throw conflict(M.payoutNotPending);
       const now = new Date();
       if (decision.status === 'paid') {
-        const [open] = await tx
-          .select({ id: disputes.id })
-          .from(disputes)
-          .where(
-            and(
-              inArray(disputes.status, ['open', 'under_review']),
-              or(eq(disputes.payoutId, p.id), and(eq(disputes.campaignId, p.campaignId), eq(disputes.type, 'payout'), isNull(disputes.payoutId))),
-            ),
-          )
-          .limit(1);
-        if (open) throw conflict(M.payoutDisputed);
+        if (await holdsPayout(tx, p)) throw conflict(M.payoutDisputed);
         // a chargeback (or a refund on the provider's side) since the request may have taken what
         // it held: the campaign row is locked, as payout requests lock it, while this is checked
         await tx.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.id, p.campaignId)).for('no key update');
@@ -211,7 +163,7 @@ export function createPayoutsService(deps: Deps) {
         chargedBack: toMajor(f.chargedBack + f.disputeFees),
         available: toMajor(f.available),
         feeRate: config.platformFeeBps / 10_000,
-        holds: await holdsOf(db, c.id),
+        holds: await payoutHolds(db, c.id),
       };
     },
 
@@ -239,7 +191,7 @@ export function createPayoutsService(deps: Deps) {
       const earlier = await replay();
       if (earlier) return earlier;
       // a dispute about all of the campaign's payouts holds new requests too (one about a single payout holds that one)
-      const hold = (await holdsOf(db, c.id)).find((h) => h.payoutId === null);
+      const hold = (await payoutHolds(db, c.id)).find((h) => h.payoutId === null);
       if (hold) throw conflict(`${M.payoutsOnHold} Reason given: ${hold.reason}`);
       try {
         const created = await db.transaction(async (tx) => {
@@ -297,7 +249,7 @@ export function createPayoutsService(deps: Deps) {
       if (!isAdmin(user)) throw forbidden(M.accessDenied);
       const cursor = readCursor(query.cursor);
       const rows = await db
-        .select({ p: payouts, title: campaigns.title, disputed: disputedSql })
+        .select({ p: payouts, title: campaigns.title, disputed: payoutDisputedSql })
         .from(payouts)
         .innerJoin(campaigns, eq(campaigns.id, payouts.campaignId))
         .where(and(query.status ? eq(payouts.status, query.status) : undefined, cursor ? afterCursor(payouts.createdAt, payouts.id, cursor) : undefined))
