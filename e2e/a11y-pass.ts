@@ -1,6 +1,7 @@
-import { AxeBuilder } from '@axe-core/playwright';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { eq } from 'drizzle-orm';
-import type { Result } from 'axe-core';
+import type { AxeResults, Result } from 'axe-core';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { donations, users } from '../src/server/db/schema';
@@ -19,6 +20,13 @@ import { pastTheEdge, sideways } from './sideways';
  *
  * - axe-core (WCAG 2.0 A/AA, 2.1 AA, 2.2 AA) at 1280 and 390 px wide: no violations anywhere;
  * - no page scrolls sideways at 390 and 320 px.
+ *
+ * Each role's browser page loads the app once and moves from route to route inside it, as its links
+ * do; axe-core is put in the page once, before the app's scripts. A route is checked once React has
+ * rendered it and it has loaded what it shows (loaded()), the state a fresh load of it reaches:
+ * A11Y_COMPARE=1 checks that, route by route, against page.goto. Both widths stay for axe: below
+ * 640 px lists are cards and the navigation a Menu button (another DOM), and contrast, target sizes
+ * and what is hidden follow the layout.
  *
  * A second gift is refunded in part and disputed by the sandbox's processor (its receipt is visited
  * too), and a provider event that does not fit its donation fills the admin's Payments tab. Titles
@@ -142,6 +150,117 @@ async function loaded(page: Page, pending: () => number) {
   await settle(page);
 }
 
+/**
+ * Run in every document of the pass before the app's own scripts: a stand-in for React's developer
+ * tools hook, which React DOM calls after each render it commits. It notes the location the
+ * committed tree shows (React Router's location context: path, query and the history entry's key),
+ * so a route reached inside the app is known to be on screen, not the route before it.
+ */
+const noteRenderedLocation = () => {
+  type Loc = { pathname: string; search: string; key: string };
+  type Fiber = { child: Fiber | null; sibling: Fiber | null; memoizedProps?: { value?: { location?: Loc; navigationType?: unknown } } | null };
+  const w = window as unknown as { __REACT_DEVTOOLS_GLOBAL_HOOK__?: object; __a11yShown?: { path: string; key: string } };
+  const shownIn = (top: Fiber): Loc | undefined => {
+    const stack = [top];
+    while (stack.length > 0) {
+      const f = stack.pop()!;
+      const value = f.memoizedProps?.value;
+      if (value?.location && typeof value.navigationType === 'string') return value.location;
+      if (f.sibling) stack.push(f.sibling);
+      if (f.child) stack.push(f.child);
+    }
+    return undefined;
+  };
+  w.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+    isDisabled: false,
+    supportsFiber: true,
+    renderers: new Map(),
+    inject: () => 1,
+    checkDCE: () => {},
+    onScheduleFiberRoot: () => {},
+    onCommitFiberUnmount: () => {},
+    onPostCommitFiberRoot: () => {},
+    onCommitFiberRoot: (_renderer: number, root: { current: Fiber }) => {
+      const at = shownIn(root.current);
+      if (at) w.__a11yShown = { path: at.pathname + at.search, key: at.key };
+    },
+  };
+};
+
+/** axe-core's minified build, put in each document once (AxeBuilder evaluated the 1.5 MB source twice per check). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Checks what AxeBuilder().withTags(TAGS) checked; only the violations' details are gathered (the passes are not read). */
+const runAxe = (page: Page) =>
+  page.evaluate(
+    (tags) =>
+      (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<AxeResults> } }).axe.run(document, {
+        runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'],
+      }),
+    TAGS,
+  );
+
+/** Loads `path` in a new document and waits until React has rendered it. */
+async function loadFresh(page: Page, path: string) {
+  await page.goto(path);
+  await page.waitForFunction((to) => (window as unknown as { __a11yShown?: { path: string } }).__a11yShown?.path === to, path);
+}
+
+/**
+ * Opens `path` inside the app, as a link would (a new history entry, then the popstate event React
+ * Router follows), and waits until React has rendered that entry: the app's scripts are not loaded
+ * and parsed again, nor axe-core injected again. The first route is loaded fresh, and every route
+ * with A11Y_FRESH=1 in the environment (the pass as it was, to compare).
+ */
+async function open(page: Page, path: string, first: boolean) {
+  if (first || process.env.A11Y_FRESH === '1') return loadFresh(page, path);
+  const key = await page.evaluate((to) => {
+    const key = Math.random().toString(36).slice(2, 10);
+    const idx = ((history.state as { idx?: number } | null)?.idx ?? 0) + 1;
+    history.pushState({ usr: null, key, idx }, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
+    return key;
+  }, path);
+  await page.waitForFunction(
+    ({ to, key }) => {
+      const shown = (window as unknown as { __a11yShown?: { path: string; key: string } }).__a11yShown;
+      return shown?.path === to && shown.key === key;
+    },
+    { to: path, key },
+  );
+}
+
+/**
+ * The document as a list of lines, one per element (tag, sorted attributes, own text), scripts left
+ * out and React's generated ids made equal: two renders of a route give the same lines.
+ */
+const outline = (page: Page) =>
+  page.evaluate(() => {
+    const lines: string[] = [];
+    const sameIds = (v: string) => v.replace(/«[^»]*»|_r_[0-9a-z]+_|:r[0-9a-z]+:/g, 'ID');
+    const walk = (el: Element, depth: number) => {
+      if (el.tagName === 'SCRIPT') return;
+      const attrs = [...el.attributes].map((a) => `${a.name}=${sameIds(a.value)}`).sort();
+      const text = [...el.childNodes].flatMap((n) => (n.nodeType === Node.TEXT_NODE && n.textContent?.trim() ? [n.textContent.trim()] : []));
+      lines.push(`${' '.repeat(depth)}<${el.tagName.toLowerCase()} ${attrs.join(' ')}> ${text.join('|')}`);
+      for (const child of el.children) walk(child, depth + 1);
+    };
+    walk(document.body, 0);
+    return [document.title, ...lines];
+  });
+
+/** A11Y_COMPARE=1: each route reached inside the app is also loaded fresh, and the two must show the same document. */
+async function sameAsFresh(page: Page, path: string, pending: () => number): Promise<string | null> {
+  const inApp = await outline(page);
+  await loadFresh(page, path);
+  await loaded(page, pending);
+  const fresh = await outline(page);
+  const i = inApp.findIndex((line, n) => line !== fresh[n]);
+  if (i < 0 && inApp.length === fresh.length) return null;
+  return `${path}: line ${i < 0 ? inApp.length : i}\n  in the app: ${inApp[i] ?? '(end)'}\n  loaded fresh: ${fresh[i] ?? '(end)'}`;
+}
+
 const describeViolation = (v: Result) =>
   `${v.id} (${v.impact}): ${v.help}\n${v.nodes
     .slice(0, 5)
@@ -151,11 +270,18 @@ const describeViolation = (v: Result) =>
 async function check(page: Page, who: Role) {
   const found: string[] = [];
   const wide: string[] = [];
+  const notSame: string[] = [];
   const pending = requestsInFlight(page);
+  let first = true;
   for (const path of routes()) {
     await page.setViewportSize({ width: WIDTHS[0]!, height: 900 });
-    await page.goto(path);
+    await open(page, path, first);
     await loaded(page, pending);
+    if (process.env.A11Y_COMPARE === '1' && !first) {
+      const differs = await sameAsFresh(page, path, pending);
+      if (differs) notSame.push(differs);
+    }
+    first = false;
     for (const width of WIDTHS) {
       if (width !== WIDTHS[0]) {
         await page.setViewportSize({ width, height: 900 });
@@ -163,7 +289,7 @@ async function check(page: Page, who: Role) {
         await loaded(page, pending);
       }
       if (AXE_WIDTHS.includes(width)) {
-        const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+        const result = await runAxe(page);
         for (const v of result.violations) found.push(`${who} ${path} @${width}px ${describeViolation(v)}`);
       }
       if (NARROW_WIDTHS.includes(width)) {
@@ -172,12 +298,15 @@ async function check(page: Page, who: Role) {
       }
     }
   }
+  expect.soft(notSame).toEqual([]);
   expect.soft(wide).toEqual([]);
   expect.soft(found.join('\n\n')).toBe('');
 }
 
 async function pageFor(who: Role) {
-  const { page } = await h.newPage();
+  const { context, page } = await h.newPage();
+  await context.addInitScript(noteRenderedLocation);
+  await context.addInitScript({ content: AXE_SOURCE });
   if (who !== 'visitor') await signInWithCookie(h, page, who === 'owner' ? ownerEmail : adminEmail);
   return page;
 }
