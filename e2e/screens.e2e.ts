@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { setAdmin } from '../src/server/modules/users/admin-grant';
 import { call, signUp, signUpVerified } from '../test/helpers';
-import { settle, signInWithCookie, startHarness, type Harness } from './harness';
+import { requestsInFlight, settle, signInWithCookie, startHarness, type Harness } from './harness';
 import { sideways } from './sideways';
 
 /*
@@ -221,9 +221,11 @@ describe('with data', () => {
       '/myProjects',
       `/profiles/${owner.userId}`,
     ]) {
+      // loaded once, at the narrowest width, then widened (as the lists above are narrowed)
+      await page.setViewportSize({ width: 320, height: 800 });
+      await page.goto(route);
       for (const width of [320, 390, 1280]) {
         await page.setViewportSize({ width, height: 800 });
-        await page.goto(route);
         await loaded(page);
         expect(await sideways(page)).toBeLessThanOrEqual(0);
         await shoot(page, `list${route.replace(/[/?=]/g, '-')}`);
@@ -323,6 +325,7 @@ describe('with data', () => {
       }).observe({ type: 'layout-shift', buffered: true });
     });
     const shifts: string[] = [];
+    const pending = requestsInFlight(page);
     for (const signedIn of [false, true]) {
       if (signedIn) await logIn(page, owner.email);
       for (const width of [1280, 390]) {
@@ -330,9 +333,11 @@ describe('with data', () => {
         for (const route of ['/campaigns', '/projects', '/teams', '/profiles', ...(signedIn ? ['/favorites', '/my', '/myProjects'] : [])]) {
           await page.goto(route);
           await loaded(page);
-          // the pictures, the favorite answers: whatever the list asked for has arrived
-          await page.waitForLoadState('networkidle');
+          // the pictures, the favorite answers: whatever the list asked for has arrived, and
+          // nothing more was asked for once it was drawn (not networkidle: half a second idle each time)
+          await expect.poll(pending).toBe(0);
           await settle(page);
+          await expect.poll(pending).toBe(0);
           const cls = await page.evaluate(() => (window as unknown as { __cls: number }).__cls);
           if (cls >= 0.02) shifts.push(`${signedIn ? 'signed in' : 'visitor'} ${route} at ${width} px: ${cls.toFixed(3)}`);
         }
