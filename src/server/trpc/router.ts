@@ -13,7 +13,7 @@ import { tagsRouter } from '../modules/tags/router';
 import { teamsRouter } from '../modules/teams/router';
 import { uploadsRouter } from '../modules/uploads/router';
 import { usersRouter } from '../modules/users/router';
-import { cronRouter } from '../jobs/rest';
+import { cronRouter } from '../jobs/router';
 import { router } from './init';
 
 export const appRouter = router({
