@@ -91,6 +91,16 @@ describe('GET /api/openapi.json', () => {
     expect(doc.paths['/api/campaigns/{id}/comments'].post.responses['429']).toBeDefined();
   });
 
+  it("describes the lists' discover parameters: category, status and sort", () => {
+    const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: Json) => p.name === name);
+    for (const name of ['q', 'page', 'limit', 'cursor', 'type', 'status', 'sort']) expect(param('/api/campaigns', name), name).toBeDefined();
+    expect(JSON.stringify(param('/api/campaigns', 'sort').schema)).toContain('funded');
+    expect(JSON.stringify(param('/api/campaigns', 'status').schema)).toContain('past');
+    expect(JSON.stringify(param('/api/campaigns', 'type').schema)).toContain('music');
+    expect(JSON.stringify(param('/api/projects', 'sort').schema)).toContain('supported');
+    expect(param('/api/projects', 'type')).toBeDefined();
+  });
+
   it('describes the CSV downloads, the webhook, the uploads and the paging headers', () => {
     const supporters = doc.paths['/api/campaigns/{id}/supporters'].get;
     expect(Object.keys(supporters.responses['200'].content).sort()).toEqual(['application/json', 'text/csv']);

@@ -1,5 +1,7 @@
-import { sql, type SQL, type AnyColumn } from 'drizzle-orm';
+import { asc, desc, inArray, sql, type SQL, type AnyColumn } from 'drizzle-orm';
 import { M } from '../../shared/messages';
+import { listCounts } from '../db/schema';
+import { AUDIENCES, itemVisibleSql, type Viewer } from './access';
 import { DATE_MAX, DATE_MIN } from '../../shared/schemas/common';
 import { badRequest } from './errors';
 import { isUuid } from './ids';
@@ -59,6 +61,75 @@ export function pageOf<R>(rows: R[], limit: number, key: (row: R) => { createdAt
  */
 export function afterCursor(createdAt: AnyColumn, id: AnyColumn, c: { t: unknown; id: unknown }): SQL {
   return sql`(${createdAt}, ${id}) < (${c.t}::timestamptz, ${c.id}::uuid)`;
+}
+
+/**
+ * A sorted list's order: its key, then the id breaking ties, both one way. A cursor of it carries
+ * the sort's name, the last row's key and its id, so a cursor of one sort is refused by another.
+ */
+export interface SortOrder {
+  name: string;
+  key: AnyColumn;
+  id: AnyColumn;
+  dir: 'asc' | 'desc';
+  /** What the key is: a time (timestamptz) or a whole number (bigint or int). */
+  kind: 'time' | 'int';
+}
+
+/** A sorted list's cursor, read: the last row's key (ISO time or digits) and id. */
+export interface SortCursor {
+  k: string;
+  id: string;
+}
+
+export function encodeSortCursor(order: Pick<SortOrder, 'name'>, key: Date | number | string, id: string): string {
+  const k = key instanceof Date ? key.toISOString() : String(key);
+  return Buffer.from(JSON.stringify({ s: order.name, k, id })).toString('base64url');
+}
+
+/**
+ * The cursor a client sent for this order, or null for the first page. A cursor that does not
+ * decode, was made for another sort, or whose key is not of the sort's kind is a 400 "Invalid
+ * cursor". The newest-first lists' cursors from before sorts (`{ t, id }`) are read as `newest`'s.
+ */
+export function readSortCursor(raw: string | undefined, order: Pick<SortOrder, 'name' | 'kind'>): SortCursor | null {
+  if (!raw) return null;
+  try {
+    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { s?: unknown; k?: unknown; t?: unknown; id?: unknown };
+    const [s, k] = v.s === undefined && v.t !== undefined ? ['newest', v.t] : [v.s, v.k];
+    if (s === order.name && typeof k === 'string' && isUuid(v.id)) {
+      if (order.kind === 'int' && /^-?\d{1,18}$/.test(k)) return { k, id: v.id };
+      const time = order.kind === 'time' ? Date.parse(k) : NaN;
+      if (time >= DATE_MIN && time <= DATE_MAX) return { k: new Date(time).toISOString(), id: v.id };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest(M.cursorInvalid);
+}
+
+/** ORDER BY of a sorted list: the key, then the id, both the sort's way. */
+export function orderOf(order: SortOrder): SQL[] {
+  const dir = order.dir === 'desc' ? desc : asc;
+  return [dir(order.key), dir(order.id)];
+}
+
+/** Rows after the cursor in the sort's order, as a row comparison its index serves. */
+export function afterSortCursor(order: SortOrder, c: SortCursor): SQL {
+  const key = order.kind === 'time' ? sql`${c.k}::timestamptz` : sql`${c.k}::bigint`;
+  const op = sql.raw(order.dir === 'desc' ? '<' : '>');
+  return sql`(${order.key}, ${order.id}) ${op} (${key}, ${c.id}::uuid)`;
+}
+
+/**
+ * How many items of a browsable list (campaigns, projects) the viewer sees, without counting
+ * them: list_counts of the audiences they see, plus their own items of the other audiences.
+ */
+export function visibleTotalSql(entity: 'campaigns' | 'projects', viewer: Viewer, table: { audience: AnyColumn; ownerId: AnyColumn }): SQL<string> {
+  const seen = sql`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.entity} = ${entity} and ${inArray(listCounts.audience, [...viewer.audiences])})`;
+  if (viewer.userId === null || viewer.audiences.length === AUDIENCES.length) return sql<string>`${seen}`;
+  const own = sql`(select count(*) from ${sql.identifier(entity)} where ${table.ownerId} = ${viewer.userId}::uuid and not ${itemVisibleSql({ ...viewer, userId: null }, table)})`;
+  return sql<string>`${seen} + ${own}`;
 }
 
 /**

@@ -18,6 +18,23 @@ export const currency = pgEnum('currency', CURRENCIES);
 
 export const actionMode = pgEnum('action_mode', ACTION_MODES);
 
+/**
+ * The category's name as text for the search vector: a CASE over the enum's labels, because the
+ * cast of an enum to text is only STABLE and a generated column takes IMMUTABLE expressions.
+ */
+const CATEGORY_TEXT_SQL = `CASE "type" ${CATEGORIES.map((c) => `WHEN '${c}' THEN '${c}'`).join(' ')} ELSE '' END`;
+
+/**
+ * What a campaign's or project's search matches (the generated `search_vector`): the title
+ * (weight A), the tags and the category's name (B, so "music" finds campaigns of type music), the
+ * description (C). immutable_array_to_string is created by the 0001_search_functions migration
+ * (array_to_string itself is STABLE, which a generated column does not accept).
+ */
+export const ITEM_SEARCH_VECTOR_SQL =
+  `setweight(to_tsvector('english', coalesce(title, '')), 'A') || ` +
+  `setweight(to_tsvector('english', immutable_array_to_string(tags, ' ') || ' ' || ${CATEGORY_TEXT_SQL}), 'B') || ` +
+  `setweight(to_tsvector('english', coalesce(description, '')), 'C')`;
+
 /** One entry of a campaign's or project's gallery. */
 export type ImageRef = { url: string; alt?: string };
 
@@ -53,13 +70,9 @@ export const campaigns = pgTable(
     executionDate: ts('execution_date'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    // immutable_array_to_string is created by the 0001_search_functions migration
-    // (array_to_string itself is STABLE, which a generated column does not accept).
     /** Who sees it beside its owner: the rule of lib/access.ts (AUDIENCE_SQL), kept by the database so indexes, counts and triggers use it. */
     audience: text('audience').notNull().generatedAlwaysAs(sql.raw(AUDIENCE_SQL)),
-    searchVector: tsvector('search_vector').generatedAlwaysAs(
-      sql`setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', immutable_array_to_string(tags, ' ')), 'B') || setweight(to_tsvector('english', coalesce(description, '')), 'C')`,
-    ),
+    searchVector: tsvector('search_vector').generatedAlwaysAs(sql.raw(ITEM_SEARCH_VECTOR_SQL)),
   },
   (t) => [
     check('campaigns_goal_amount_nonnegative', sql`${t.goalAmount} >= 0`),
@@ -70,14 +83,17 @@ export const campaigns = pgTable(
     // FIRST by default) that `desc()` produces in queries, and Postgres then sorts instead of
     // walking the index (checked on PG 15). The same applies to every descending index here.
     index('campaigns_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    // The list as everyone without adult access sees it (the list query writes the same literal
-    // predicate): a deep `page=` walks this index alone (index-only), with no table access.
-    index('campaigns_public_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()).where(sql`${t.type} <> 'adult'`),
+    // The newest-first list as a visitor sees it (access.ts's itemVisibleSql writes the same
+    // literal predicate): a deep `page=` walks this index alone (index-only), with no table access.
+    index('campaigns_public_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()).where(sql`${t.audience} = 'public'`),
+    // One category, newest first (the discover list's `type`).
+    index('campaigns_type_created_id_idx').on(t.type, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('campaigns_search_idx').using('gin', t.searchVector),
     index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),
     index('campaigns_tags_idx').using('gin', t.tags),
-    // The cron's "execution date within 24 hours" reminder scan.
-    index('campaigns_execution_date_idx').on(t.executionDate).where(sql`${t.executionDate} IS NOT NULL`),
+    // The `ending` sort (soonest first, id breaking ties) and the cron's "execution date within
+    // 24 hours" reminder scan.
+    index('campaigns_execution_date_id_idx').on(t.executionDate, t.id).where(sql`${t.executionDate} IS NOT NULL`),
   ],
 );

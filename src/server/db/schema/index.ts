@@ -11,4 +11,4 @@ export * from './admin';
 export * from './uploads';
 export * from './counts';
 export * from './tags';
-export * from './search';
+export * from './sort-keys';

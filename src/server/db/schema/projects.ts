@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { AUDIENCE_SQL } from '../../lib/access';
 import { bigint, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
-import { actionMode, category, currency, targetType, type ImageRef } from './campaigns';
+import { actionMode, category, currency, ITEM_SEARCH_VECTOR_SQL, targetType, type ImageRef } from './campaigns';
 import { createdAt, id, tsvector, updatedAt } from './columns';
 import { users } from './users';
 
@@ -33,18 +33,17 @@ export const projects = pgTable(
     actionMode: actionMode('action_mode').notNull().default('donation'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    // immutable_array_to_string: see campaigns.ts.
     /** Who sees it beside its owner: the rule of lib/access.ts (AUDIENCE_SQL), kept by the database so indexes, counts and triggers use it. */
     audience: text('audience').notNull().generatedAlwaysAs(sql.raw(AUDIENCE_SQL)),
-    searchVector: tsvector('search_vector').generatedAlwaysAs(
-      sql`setweight(to_tsvector('english', coalesce(title, '')), 'A') || setweight(to_tsvector('english', immutable_array_to_string(tags, ' ')), 'B') || setweight(to_tsvector('english', coalesce(description, '')), 'C')`,
-    ),
+    /** What a search matches: campaigns.ts, ITEM_SEARCH_VECTOR_SQL. */
+    searchVector: tsvector('search_vector').generatedAlwaysAs(sql.raw(ITEM_SEARCH_VECTOR_SQL)),
   },
   (t) => [
     check('projects_goal_amount_nonnegative', sql`${t.goalAmount} >= 0`),
     check('projects_title_not_blank', sql`length(btrim(${t.title})) > 0`),
     check('projects_images_array', sql`jsonb_typeof(${t.images}) = 'array'`),
     index('projects_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('projects_type_created_id_idx').on(t.type, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('projects_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('projects_search_idx').using('gin', t.searchVector),
     index('projects_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),

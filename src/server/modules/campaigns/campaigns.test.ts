@@ -343,6 +343,7 @@ describe('GET /api/campaigns: search', () => {
       photo: (await create(erin, { title: 'Street photography walk', description: 'We shoot the city at dawn', tags: ['urban'] }))._id,
       mural: (await create(erin, { title: 'Mural for the school', description: 'Children are painting the big wall', tags: ['kids', 'art-class'] }))._id,
       synth: (await create(erin, { title: 'Modular synth meetup', description: 'Patch cables everywhere', tags: ['music'] }))._id,
+      choir: (await create(erin, { title: 'Choir night', type: 'music' }))._id,
     };
   });
   const found = async (q: string) => (await get(null, `/api/campaigns?q=${encodeURIComponent(q)}&limit=100`)).json().items.map((i: { _id: string }) => i._id);
@@ -353,7 +354,15 @@ describe('GET /api/campaigns: search', () => {
     expect(await found('paintings')).toEqual([ids.mural]);
     expect(await found('urban')).toEqual([ids.photo]);
     expect(await found('art-class')).toEqual([ids.mural]);
-    expect(await found('MUSIC')).toEqual([ids.synth]);
+    expect(await found('MUSIC')).toEqual(expect.arrayContaining([ids.synth, ids.choir]));
+  });
+
+  it("finds a category's campaigns by its name, and only those beside the word's other matches", async () => {
+    const items = (await get(null, '/api/campaigns?q=music&limit=100')).json().items as { _id: string; type: string; tags: string[] }[];
+    expect(items.map((i) => i._id)).toContain(ids.choir);
+    for (const i of items) expect(i.type === 'music' || i.tags.includes('music')).toBe(true);
+    expect(await found('choir')).toEqual([ids.choir]);
+    expect(await found('photo')).toEqual([ids.photo]);
   });
 
   it('finds partial words and parts of titles', async () => {
@@ -482,5 +491,105 @@ describe('deep pages by number', () => {
     const total = (await get(null, '/api/campaigns')).json().total;
     const beyond = (await get(null, `/api/campaigns?page=${Math.ceil(total / 20) + 1}`)).json();
     expect(beyond).toMatchObject({ items: [], total, nextCursor: null });
+  });
+});
+
+describe('discover: category, status and sort on both doors', () => {
+  let ids: Record<string, string>;
+  // each door answers the same list for the same parameters
+  const both = async (who: Client | null, params: Record<string, string | number>) => {
+    const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+    const rest = await get(who, `/api/campaigns?${qs}`);
+    const viaTrpc = await trpc(app, who, 'query', 'campaigns.list', params);
+    return { rest, viaTrpc };
+  };
+  const listed = async (params: Record<string, string | number>) => {
+    const { rest, viaTrpc } = await both(null, { limit: 100, ...params });
+    expect(rest.statusCode).toBe(200);
+    const items = rest.json().items.map((i: { _id: string }) => i._id);
+    expect(viaTrpc.data.items.map((i: { _id: string }) => i._id)).toEqual(items);
+    return items as string[];
+  };
+
+  beforeAll(async () => {
+    const ivan = await signUp(app, { username: 'ivan' });
+    const day = 86_400_000;
+    ids = {
+      soon: (await create(ivan, { title: 'Discover soon', type: 'film', executionDate: new Date(Date.now() + day).toISOString() }))._id,
+      later: (await create(ivan, { title: 'Discover later', type: 'film', executionDate: new Date(Date.now() + 9 * day).toISOString() }))._id,
+      undated: (await create(ivan, { title: 'Discover undated', type: 'podcast' }))._id,
+      gone: (await create(ivan, { title: 'Discover gone', type: 'film' }))._id,
+    };
+    // a date that has passed (the form takes none), money and supporters straight in the tables
+    await database.db
+      .update(campaigns)
+      .set({ executionDate: new Date(Date.now() - day) })
+      .where(eq(campaigns.id, ids.gone));
+    await database.db.execute(sql`insert into campaign_totals (campaign_id, currency, shard, raised, refunded) values
+      (${ids.undated}::uuid, 'USD', 0, 900000, 0), (${ids.later}::uuid, 'USD', 1, 800000, 100)`);
+    await database.db.insert(supports).values([
+      { campaignId: ids.soon, email: 'one@example.com', confirmedAt: new Date() },
+      { campaignId: ids.soon, email: 'two@example.com', confirmedAt: new Date() },
+      { campaignId: ids.later, email: 'one@example.com', confirmedAt: new Date() },
+      { campaignId: ids.gone, email: 'three@example.com' },
+    ]);
+  });
+
+  it('filters by category and status, and combines them with a search', async () => {
+    const film = await listed({ type: 'film' });
+    expect(film).toEqual(expect.arrayContaining([ids.soon, ids.later, ids.gone]));
+    expect(film).not.toContain(ids.undated);
+    expect(await listed({ q: 'discover', type: 'film', status: 'past' })).toEqual([ids.gone]);
+    expect(await listed({ q: 'discover', status: 'active' })).toEqual([ids.undated, ids.later, ids.soon]);
+    // a category's name is a search word
+    expect(await listed({ q: 'podcast' })).toContain(ids.undated);
+    // empty values mean "all", as a form sends them
+    expect(await listed({ q: 'discover', type: '', status: '', sort: '' })).toHaveLength(4);
+  });
+
+  it('sorts by ending, funded and supported, each key then id, and pages each by cursor', async () => {
+    expect(await listed({ q: 'discover', sort: 'ending' })).toEqual([ids.soon, ids.later]);
+    expect((await listed({ q: 'discover', sort: 'funded' })).slice(0, 2)).toEqual([ids.undated, ids.later]);
+    expect((await listed({ q: 'discover', sort: 'supported' })).slice(0, 2)).toEqual([ids.soon, ids.later]);
+    for (const sort of ['newest', 'ending', 'funded', 'supported']) {
+      const all = await listed({ q: 'discover', sort });
+      const walked: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { items: { _id: string }[]; nextCursor: string | null } = (
+          await get(null, `/api/campaigns?q=discover&sort=${sort}&limit=1${cursor ? `&cursor=${cursor}` : ''}`)
+        ).json();
+        walked.push(...page.items.map((i: { _id: string }) => i._id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(walked, sort).toEqual(all);
+    }
+  });
+
+  it('refuses a bad category, status, sort or cursor with 400 and its message, on both doors', async () => {
+    const cursorOfFunded = (await get(null, '/api/campaigns?sort=funded&limit=1')).json().nextCursor;
+    for (const [params, message] of [
+      [{ type: 'cooking' }, M.typeInvalid],
+      [{ status: 'soon' }, M.statusInvalid],
+      [{ sort: 'cheapest' }, M.sortInvalid],
+      [{ cursor: 'not-a-cursor' }, M.cursorInvalid],
+      [{ sort: 'newest', cursor: cursorOfFunded }, M.cursorInvalid],
+    ] as const) {
+      const { rest, viaTrpc } = await both(null, params);
+      expect(rest.statusCode, JSON.stringify(params)).toBe(400);
+      expect(rest.json().error).toBe(message);
+      expect(viaTrpc.status).toBe(400);
+      expect(viaTrpc.error?.message).toBe(message);
+    }
+  });
+
+  it('keeps funded and supported up to date as money and supports move', async () => {
+    const first = async (sort: string) => (await listed({ q: 'discover', sort }))[0];
+    await database.db.execute(sql`update campaign_totals set raised = raised + 500000 where campaign_id = ${ids.later}::uuid`);
+    expect(await first('funded')).toBe(ids.later);
+    await database.db.update(supports).set({ confirmedAt: new Date() }).where(eq(supports.campaignId, ids.gone));
+    await database.db.insert(supports).values({ campaignId: ids.gone, email: 'four@example.com', confirmedAt: new Date() });
+    await database.db.insert(supports).values({ campaignId: ids.gone, email: 'five@example.com', confirmedAt: new Date() });
+    expect(await first('supported')).toBe(ids.gone);
   });
 });

@@ -1,6 +1,7 @@
-import { and, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { campaigns, listVersions } from '../../db/schema';
+import { audiencesKey, itemVisibleSql, type Audience } from '../../lib/access';
 
 /**
  * Page marks: keyset paging behind the documented `?page=` of the campaign list.
@@ -13,19 +14,18 @@ import { campaigns, listVersions } from '../../db/schema';
  * fewer than `every` rows from there, by the index, whatever the depth.
  *
  * Ranks are counted from the oldest end because new campaigns (dated now) join at the newest
- * end and move no rank below them. What can move them is a delete, a change of type across
- * adult or of created_at, or an insert dated in the past; each of these raises
- * list_versions.generation (migration 0010), and marks are used only while the generation they
+ * end and move no rank below them. What can move them is a delete, a change of audience
+ * (lib/access.ts) or of created_at, or an insert dated in the past; each of these raises
+ * list_versions.generation (migration 0026), and marks are used only while the generation they
  * were taken at is the current one. Marks are only taken among rows older than
  * list_recent_margin() (5 minutes), so rows inserted later without raising the generation are
  * all newer than every mark.
  *
- * One set per audience (with or without adult campaigns). A missing or stale set is taken in the
- * background (one scan of the list's index, about half a second at a million rows); the
+ * One set per set of audiences a viewer sees (access.ts `itemVisibleSql` without an owner: the
+ * list uses marks only for viewers who see no campaigns of their own beyond those audiences). A
+ * missing or stale set is taken in the background (one scan of the list's index, about half a second at a million rows); the
  * request that found it missing pages by OFFSET as before.
  */
-
-export type Audience = 'all' | 'public';
 
 export interface PageMark {
   /** created_at of the row, ISO (the column keeps milliseconds, as a Date does). */
@@ -42,12 +42,11 @@ interface MarkSet {
 
 export function createPageMarks(db: Db, opts: { every: number }) {
   const { every } = opts;
-  const sets = new Map<Audience, MarkSet>();
-  const pending = new Map<Audience, Promise<void>>();
+  const sets = new Map<string, MarkSet>();
+  const pending = new Map<string, Promise<void>>();
 
-  async function take(audience: Audience): Promise<void> {
-    const conds: SQL[] = [lt(campaigns.createdAt, sql`now() - list_recent_margin()`)];
-    if (audience === 'public') conds.push(sql`${campaigns.type} <> 'adult'`);
+  async function take(audiences: readonly Audience[]): Promise<void> {
+    const conds = [lt(campaigns.createdAt, sql`now() - list_recent_margin()`), itemVisibleSql({ audiences, userId: null }, campaigns)];
     const set = await db.transaction(
       async (tx) => {
         const [g] = await tx.select({ generation: listVersions.generation }).from(listVersions).where(eq(listVersions.entity, 'campaigns'));
@@ -69,19 +68,20 @@ export function createPageMarks(db: Db, opts: { every: number }) {
       // the generation and the ranks from one snapshot
       { isolationLevel: 'repeatable read', accessMode: 'read only' },
     );
-    sets.set(audience, set);
+    sets.set(audiencesKey(audiences), set);
   }
 
   /** Takes the audience's marks unless that is under way already; never throws (a failure only means no marks). */
-  function refresh(audience: Audience): Promise<void> {
-    let p = pending.get(audience);
+  function refresh(audiences: readonly Audience[]): Promise<void> {
+    const key = audiencesKey(audiences);
+    let p = pending.get(key);
     if (!p) {
-      p = take(audience)
+      p = take(audiences)
         .catch(() => {
           // paging keeps working by OFFSET; the next deep page tries again
         })
-        .finally(() => pending.delete(audience));
-      pending.set(audience, p);
+        .finally(() => pending.delete(key));
+      pending.set(key, p);
     }
     return p;
   }
@@ -91,13 +91,13 @@ export function createPageMarks(db: Db, opts: { every: number }) {
     /**
      * The mark to start a page from whose first row has rank `rank` (counted from the oldest):
      * the nearest mark at or above it, or null (then the caller pages by OFFSET) when this
-     * audience has no marks of this generation, which starts taking them, or when the rank is
-     * above the newest mark (a page among the newest rows, where OFFSET is short anyway).
+     * set of audiences has no marks of this generation, which starts taking them, or when the
+     * rank is above the newest mark (a page among the newest rows, where OFFSET is short anyway).
      */
-    find(audience: Audience, generation: number, rank: number): PageMark | null {
-      const set = sets.get(audience);
+    find(audiences: readonly Audience[], generation: number, rank: number): PageMark | null {
+      const set = sets.get(audiencesKey(audiences));
       if (!set || set.generation !== generation) {
-        void refresh(audience);
+        void refresh(audiences);
         return null;
       }
       const mark = set.marks[Math.ceil(rank / every)];

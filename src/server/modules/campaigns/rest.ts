@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CampaignListSchema, CampaignSchema, CreateCampaignInput, IdParams, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
+import { CampaignListQuery, CampaignListSchema, CampaignSchema, CreateCampaignInput, IdParams, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
 import { restRoute } from '../../http/rest';
 import type { Services } from '../../services';
 
@@ -7,11 +7,11 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/campaigns',
-    summary: 'List and search campaigns',
+    summary: 'List, search and sort campaigns (by category, status and sort)',
     tag: 'campaigns',
     auth: 'optional',
     errors: {},
-    query: ListQuery,
+    query: CampaignListQuery,
     response: CampaignListSchema,
     handler: ({ query, actor }) => campaigns.list(actor, query),
   });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import {
   CampaignEditLocksSchema,
+  CampaignListQuery,
   CampaignListSchema,
   CampaignSchema,
   CreateCampaignInput,
-  ListQuery,
   UpdateCampaignInput,
 } from '../../../shared/schemas/campaigns';
 import { IdSchema } from '../../../shared/schemas/common';
@@ -12,7 +12,7 @@ import { authedProcedure, publicProcedure, router } from '../../trpc/init';
 
 export const campaignsRouter = router({
   list: publicProcedure
-    .input(ListQuery)
+    .input(CampaignListQuery)
     .output(CampaignListSchema)
     .query(({ ctx, input }) => ctx.services.campaigns.list(ctx.actor, input)),
   get: publicProcedure

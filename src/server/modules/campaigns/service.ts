@@ -1,22 +1,19 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import { SEARCH_COUNT_CAP } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
 import { campaigns, donations, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, notFound } from '../../lib/errors';
-import { requireUser } from '../auth/service';
 import { assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
-import { assertCategoryAllowed } from '../../lib/access';
+import { assertCategoryAllowed, canSeeItem, requireUser } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { pageOf } from '../../lib/listing';
 import { isPast } from '../../lib/campaign-access';
 import { coordinationText } from './coordination';
-import { campaignColumns, campaignSelection, createCampaignListQueries, listTotal, type CampaignRow } from './list-queries';
+import { campaignColumns, campaignSelection, createCampaignListQueries, type CampaignListInput, type CampaignRow } from './list-queries';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -77,21 +74,16 @@ export function createCampaignsService(deps: Deps) {
 
   const service = {
     /**
-     * Newest first. `page` pages by offset (the documented API); `cursor` (each answer's
-     * nextCursor) pages by keyset, which is what the app's infinite scroll uses, so a deep
-     * page costs the same as the first.
+     * The list: a search, a category, a status and a sort (newest first by default). `page`
+     * pages by offset (the documented API); `cursor` (each answer's nextCursor, with the sort's
+     * key in it) pages by keyset, which is what the app's infinite scroll uses.
      */
-    async list(actor: Actor, query: Out<typeof ListQuery>, filter: { ownerId?: string } = {}) {
+    async list(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}) {
       const { page, limit } = query;
       if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, totalCapped: false, page, limit, nextCursor: null };
-      const { rows, totals, capped } = await listQueries.run(actor, query, filter);
-      const counted = listTotal(actor, totals);
-      const totalCapped = capped && counted > SEARCH_COUNT_CAP;
-      const total = totalCapped ? SEARCH_COUNT_CAP : counted;
+      const { rows, total, totalCapped, nextCursor } = await listQueries.run(actor, query, filter);
       const now = new Date();
-      const { page: pageRows, nextCursor } = pageOf(rows as Row[], limit, (r) => r.c);
-      const items = pageRows.map((r) => toCampaignDto(r, now));
-      return { items, total, totalCapped, page, limit, nextCursor };
+      return { items: rows.map((r) => toCampaignDto(r, now)), total, totalCapped, page, limit, nextCursor };
     },
 
     /** A person's campaigns (their profile's tab); 404 when there is no such person. */
@@ -120,7 +112,8 @@ export function createCampaignsService(deps: Deps) {
       const { user } = requireUser(actor);
       if (!isUuid(id)) throw notFound(M.campaignNotFound);
       const [c] = await db.select({ ownerId: campaigns.ownerId, type: campaigns.type }).from(campaigns).where(eq(campaigns.id, id));
-      if (!c || (c.type === 'adult' && !user.hasAdultAccess && c.ownerId !== user.id)) throw notFound(M.campaignNotFound);
+      if (!c || !canSeeItem(actor, c)) throw notFound(M.campaignNotFound);
+      // the owner's form only: update refuses everybody else (admins too) with 403
       if (c.ownerId !== user.id) throw forbidden(M.notOwner);
       const locked = await moneyMoved(db, id);
       return { currencyLocked: locked, targetTypeLocked: locked };

@@ -1,6 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { M } from '../../../shared/messages';
 import { changeHistory, favorites, projectFollows, projects, teams, users } from '../../db/schema';
 import { buildTestApp, call, openTestDatabase, signUp, trpc, uploadImages, type Client } from '../../../../test/helpers';
 
@@ -274,5 +275,40 @@ describe('GET /api/public/users/suggested', () => {
     // unblocked, they are suggested again
     await call(app, owner, { method: 'DELETE', url: `/api/blocks/${blockedByOwner.userId}` });
     expect(await viaTrpc()).toEqual(['sb_blocked', 'sb_fine']);
+  });
+});
+
+describe('discover projects: category and most followed, on both doors', () => {
+  it('filters by category, sorts by followers (then newest id), pages by cursor and refuses bad values with 400', async () => {
+    const judy = await signUp(app, { username: 'judy' });
+    const quiet = await create(judy, { title: 'Findme quiet', type: 'research' });
+    const loved = await create(judy, { title: 'Findme loved', type: 'design' });
+    for (const who of [alice, bob]) await call(app, who, { method: 'POST', url: `/api/project-follow/${loved._id}` });
+    const ids = (body: { items: { _id: string }[] }) => body.items.map((i) => i._id);
+    const rest = async (qs: string) => (await call(app, null, { method: 'GET', url: `/api/projects?${qs}` })).json();
+    expect(ids(await rest('q=findme&sort=supported'))).toEqual([loved._id, quiet._id]);
+    expect(ids(await rest('q=findme'))).toEqual([loved._id, quiet._id]);
+    expect(ids(await rest('type=research&q=findme'))).toEqual([quiet._id]);
+    // the category's name is a search word
+    expect(ids(await rest('q=research'))).toContain(quiet._id);
+    expect(ids((await trpc(app, null, 'query', 'projects.list', { q: 'findme', sort: 'supported', type: 'design' })).data)).toEqual([loved._id]);
+    const first = await rest('q=findme&sort=supported&limit=1');
+    expect(ids(first)).toEqual([loved._id]);
+    expect(ids(await rest(`q=findme&sort=supported&limit=1&cursor=${first.nextCursor}`))).toEqual([quiet._id]);
+    // unfollowing moves it back
+    for (const who of [alice, bob]) await call(app, who, { method: 'DELETE', url: `/api/project-follow/${loved._id}` });
+    expect(ids(await rest('q=findme&sort=supported'))).toEqual([loved._id, quiet._id].sort().reverse());
+    for (const [qs, input, message] of [
+      ['sort=ending', { sort: 'ending' }, M.projectSortInvalid],
+      ['type=cooking', { type: 'cooking' }, M.typeInvalid],
+      [`sort=newest&cursor=${first.nextCursor}`, { sort: 'newest', cursor: first.nextCursor }, M.cursorInvalid],
+    ] as const) {
+      const res = await call(app, null, { method: 'GET', url: `/api/projects?${qs}` });
+      expect(res.statusCode, qs).toBe(400);
+      expect(res.json().error).toBe(message);
+      const viaTrpc = await trpc(app, null, 'query', 'projects.list', input);
+      expect(viaTrpc.status).toBe(400);
+      expect(viaTrpc.error?.message).toBe(message);
+    }
   });
 });

@@ -1,18 +1,17 @@
-import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import type { ProjectSort } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { CreateProjectInput, ProjectDto, ProjectListQuery, UpdateProjectInput } from '../../../shared/schemas/projects';
-import { favorites, listCounts, projectFollows, projects, users } from '../../db/schema';
+import { favorites, listVersions, projectFollows, projects, projectSortKeys, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { unauthorized } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
-import { assertCategoryAllowed, canSeeAdult } from '../../lib/access';
+import { assertCategoryAllowed, itemVisibleSql, requireUser, viewerOf } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
-import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
-import { requireUser } from '../auth/service';
+import { afterSortCursor, encodeSortCursor, orderOf, readSortCursor, searchCondition, visibleTotalSql, type SortOrder } from '../../lib/listing';
 import { coordinationText } from '../campaigns/coordination';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -20,6 +19,12 @@ type Out<T extends z.ZodType> = z.output<T>;
 const { searchVector: _sv, ...projectColumns } = getTableColumns(projects);
 
 const followersSql = sql<string>`(select count(*) from project_follows f where f.project_id = ${projects.id})`;
+
+/** The project list's sorts: newest first, or most followers (project_sort_keys, kept by a trigger). */
+const PROJECT_ORDERS: Record<ProjectSort, SortOrder> = {
+  newest: { name: 'newest', key: projects.createdAt, id: projects.id, dir: 'desc', kind: 'time' },
+  supported: { name: 'supported', key: projectSortKeys.followers, id: projectSortKeys.projectId, dir: 'desc', kind: 'int' },
+};
 const followingSql = (viewerId: string | null) =>
   viewerId ? sql<boolean>`exists (select 1 from project_follows f where f.project_id = ${projects.id} and f.user_id = ${viewerId}::uuid)` : sql<boolean>`false`;
 
@@ -85,17 +90,18 @@ export function createProjectsService(deps: Deps) {
   }
 
   return {
-    /** Newest first; `my`, `ownerId` and `projectId` narrow the list. Paging as for campaigns. */
+    /**
+     * Newest first, or most followed (`sort=supported`); `q`, `type`, `my`, `ownerId` and
+     * `projectId` narrow the list. Paging as for campaigns: `page`, or `cursor` with the sort's key.
+     */
     async list(actor: Actor, query: Out<typeof ProjectListQuery>) {
-      const { q, page, limit } = query;
+      const { page, limit } = query;
       const empty = { items: [], total: 0, page, limit, nextCursor: null };
-      const cursor = readCursor(query.cursor);
-      const base: SQL[] = [];
-      if (!canSeeAdult(actor)) base.push(ne(projects.type, 'adult'));
-      if (query.my) {
-        if (!actor.user) throw unauthorized(M.signInRequired);
-        base.push(eq(projects.ownerId, actor.user.id));
-      }
+      const order = PROJECT_ORDERS[query.sort];
+      const cursor = readSortCursor(query.cursor, order);
+      const viewer = viewerOf(actor);
+      const base: SQL[] = [itemVisibleSql(viewer, projects)];
+      if (query.my) base.push(eq(projects.ownerId, requireUser(actor).user.id));
       if (query.ownerId) {
         if (!isUuid(query.ownerId)) return empty;
         base.push(eq(projects.ownerId, query.ownerId));
@@ -104,34 +110,37 @@ export function createProjectsService(deps: Deps) {
         if (!isUuid(query.projectId)) return empty;
         base.push(eq(projects.id, query.projectId));
       }
-      const search = searchCondition(projects.searchVector, projects.title, q);
+      if (query.type) base.push(eq(projects.type, query.type));
+      const search = searchCondition(projects.searchVector, projects.title, query.q);
       if (search) base.push(search);
-      const where = cursor ? [...base, afterCursor(projects.createdAt, projects.id, cursor)] : base;
-      const filtered = Boolean(search || query.my || query.ownerId || query.projectId);
+      const filtered = base.length > 1;
 
       const rowsP = db
-        .select(selection(actor.user?.id ?? null))
+        .select({ ...selection(viewer.userId as string | null), followersKey: projectSortKeys.followers })
         .from(projects)
         .innerJoin(users, eq(users.id, projects.ownerId))
-        .where(where.length ? and(...where) : undefined)
-        .orderBy(desc(projects.createdAt), desc(projects.id))
+        .innerJoin(projectSortKeys, eq(projectSortKeys.projectId, projects.id))
+        .where(and(...base, cursor ? afterSortCursor(order, cursor) : undefined))
+        .orderBy(...orderOf(order))
         .limit(limit + 1)
         .offset(cursor ? 0 : (page - 1) * limit);
+      // the whole list's total from list_counts (on the list's one row of list_versions), else a count
       const totalP = filtered
         ? db
             .select({ n: sql<string>`count(*)` })
             .from(projects)
-            .where(base.length ? and(...base) : undefined)
-            .then((r) => Number(r[0]?.n ?? 0))
+            .where(and(...base))
         : db
-            .select({ adult: listCounts.adult, n: listCounts.n })
-            .from(listCounts)
-            .where(eq(listCounts.entity, 'projects'))
-            .then((rows) => rows.reduce((s, r) => (r.adult && !canSeeAdult(actor) ? s : s + Number(r.n)), 0));
-      const [rows, total] = await Promise.all([rowsP, totalP]);
+            .select({ n: visibleTotalSql('projects', viewer, projects) })
+            .from(listVersions)
+            .where(eq(listVersions.entity, 'projects'));
+      const [rows, [total]] = await Promise.all([rowsP, totalP]);
       // one row more than the page was read: it says whether there is a next page
-      const { page: pageRows, nextCursor } = pageOf(rows as Row[], limit, (r) => r.p);
-      return { items: pageRows.map(toProjectDto), total, page, limit, nextCursor };
+      const pageRows = rows.slice(0, limit);
+      const last = pageRows[pageRows.length - 1];
+      const nextCursor =
+        rows.length > limit && last ? encodeSortCursor(order, query.sort === 'supported' ? last.followersKey : last.p.createdAt, last.p.id) : null;
+      return { items: pageRows.map((r) => toProjectDto(r as Row)), total: Number(total?.n ?? 0), page, limit, nextCursor };
     },
 
     get: load,
