@@ -5,32 +5,34 @@ import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
 /**
  * Files known to take longest in their lane, longest first. Vitest starts the files it has no
  * timings for (a fresh clone, as in CI) largest first, and the axe pass is a small file that
- * runs for minutes: started last, it ran alone at the end while the other worker sat idle. With
- * every browser file here, longest first, each worker takes the longest file left whenever it is
- * free, and the short ones at the end keep both workers busy until the lane is done.
+ * runs for about a minute per role: started last, it ran alone at the end while the other worker
+ * sat idle. With every browser file here, longest first (as measured on a 2-core machine), each
+ * worker takes the longest file left whenever it is free, and the short ones at the end keep both
+ * workers busy until the lane is done.
  */
 const LONGEST_FIRST = [
-  'e2e/a11y-owner.e2e.ts',
-  'e2e/a11y-admin.e2e.ts',
-  'e2e/a11y-visitor.e2e.ts',
-  'e2e/screens.e2e.ts',
   'e2e/community.e2e.ts',
-  'e2e/teams.e2e.ts',
   'e2e/keyboard.e2e.ts',
+  'e2e/teams.e2e.ts',
   'e2e/campaign-edit.e2e.ts',
+  'e2e/a11y-owner.e2e.ts',
+  'e2e/a11y-visitor.e2e.ts',
+  'e2e/a11y-admin.e2e.ts',
+  'e2e/screens.e2e.ts',
   'e2e/comments.e2e.ts',
   'e2e/admin.e2e.ts',
   'e2e/auth.e2e.ts',
   'e2e/donations.e2e.ts',
-  'e2e/payouts.e2e.ts',
-  'e2e/campaigns.e2e.ts',
-  'e2e/projects.e2e.ts',
-  'e2e/supports.e2e.ts',
   'e2e/chargebacks.e2e.ts',
+  'e2e/payouts.e2e.ts',
+  'e2e/supports.e2e.ts',
+  'e2e/projects.e2e.ts',
+  'e2e/campaigns.e2e.ts',
+  'e2e/discover.e2e.ts',
   'e2e/delivery.e2e.ts',
   'e2e/home.e2e.ts',
-  'e2e/my-funds.e2e.ts',
   'e2e/api-docs.e2e.ts',
+  'e2e/my-funds.e2e.ts',
 ];
 
 /** Vitest's order, with each lane's files from LONGEST_FIRST moved to the front of that lane. */
