@@ -152,20 +152,15 @@ export function likeEscape(s: string): string {
 }
 
 /**
- * Search over a table with a generated `search_vector` (title, tags, description) and a
- * trigram index on the title: whole and partial words anywhere, or a substring of the title.
+ * Search over a table with a generated `search_vector` (title, tags, category, description: GIN)
+ * and a trigram index on the title: every typed word as the start of a word (stemmed), or the
+ * typed text as a piece of the title; odd characters are text.
  */
 export function searchCondition(searchVector: AnyColumn, title: AnyColumn, q: string): SQL | undefined {
   const query = q.trim();
   if (!query) return undefined;
-  return searchMatch(searchVector, title, prefixTsQuery(query), `%${likeEscape(query)}%`);
-}
-
-/**
- * The search condition from its two values (or placeholders of a statement built once): `ts`,
- * a prefix full-text query (null when nothing searchable was typed), and `like`, a title pattern.
- */
-export function searchMatch(searchVector: AnyColumn, title: AnyColumn, ts: unknown, like: unknown): SQL {
+  const ts = prefixTsQuery(query);
+  const like = `%${likeEscape(query)}%`;
   return ts !== null ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})` : sql`${title} ILIKE ${like}`;
 }
 

@@ -112,9 +112,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
     return conds;
   }
 
-  /** The whole list of what the viewer sees, newest first, with nothing else asked: list_counts and page marks serve it. */
-  const plain = (query: CampaignListInput, ownerId: string | undefined) =>
-    !query.q.trim() && !query.type && !query.status && (query.sort ?? 'newest') === 'newest' && ownerId === undefined;
+  /** The whole list of what the viewer sees, nothing else asked (`ending` leaves out campaigns without a date): list_counts holds its total. */
+  const whole = (query: CampaignListInput, ownerId: string | undefined) =>
+    !query.q.trim() && !query.type && !query.status && query.sort !== 'ending' && ownerId === undefined;
 
   /** The total's query: one row (n, and for the whole list the generation of its page marks). */
   function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: string | undefined, conds: SQL[]) {
@@ -129,7 +129,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
         .as('matches');
       return db.select({ n: sql<string>`count(*)`, generation: sql<null>`null` }).from(matches);
     }
-    if (!plain(query, ownerId))
+    if (!whole(query, ownerId))
       return db
         .select({ n: sql<string>`count(*)`, generation: sql<null>`null` })
         .from(campaigns)
@@ -175,7 +175,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
     let skip = offset;
     let counted: { n: string; generation: number | null }[] | null = null;
     const markable = viewer.userId === null || viewer.audiences.length === AUDIENCES.length;
-    if (!cursor && offset >= marks.every && markable && plain(query, filter.ownerId)) {
+    if (!cursor && offset >= marks.every && markable && sort === 'newest' && whole(query, filter.ownerId)) {
       counted = await total;
       const rank = Number(counted[0].n) - 1 - offset;
       const mark: PageMark | null = rank >= 0 ? marks.find(viewer.audiences, Number(counted[0].generation), rank) : null;
