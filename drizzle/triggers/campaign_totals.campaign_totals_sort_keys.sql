@@ -1,0 +1,1 @@
+CREATE CONSTRAINT TRIGGER campaign_totals_sort_keys AFTER INSERT OR DELETE OR UPDATE OF raised, refunded, charged_back ON campaign_totals DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION campaign_sort_keys_from_totals();

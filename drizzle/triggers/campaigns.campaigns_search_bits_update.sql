@@ -1,1 +1,0 @@
-CREATE TRIGGER campaigns_search_bits_update AFTER UPDATE ON campaigns REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION campaign_search_bits_after_update();
