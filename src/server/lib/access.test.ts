@@ -1,10 +1,34 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../shared/constants';
-import { campaigns, projects, users } from '../db/schema';
+import { campaigns, comments, disputes, donations, payouts, projects, tagUsage, teams, users } from '../db/schema';
 import type { Actor } from '../deps';
 import { openTestDatabase } from '../../../test/helpers';
-import { audienceOf, canSeeItem, itemVisibleSql, viewerOf } from './access';
+import {
+  adminAccountSql,
+  audienceOf,
+  canDeleteComment,
+  canSeeComment,
+  canSeeDispute,
+  canSeeDonation,
+  canSeeItem,
+  canSeePayout,
+  canSeeProfile,
+  canSeeTeam,
+  canSeeTeamProject,
+  commentVisibleSql,
+  disputeVisibleSql,
+  donationVisibleSql,
+  isAdminAccount,
+  itemVisibleSql,
+  mayHoldPayouts,
+  payoutVisibleSql,
+  profileVisibleSql,
+  tagVisibleSql,
+  teamProjectVisibleSql,
+  teamVisibleSql,
+  viewerOf,
+} from './access';
 
 /**
  * The access rule in TypeScript and in SQL, held equal: for every category and every kind of
@@ -50,11 +74,45 @@ beforeAll(async () => {
       .returning({ id: users.id });
     ids[key] = u.id;
   }
+  let n = 0;
   for (const type of CATEGORIES) {
-    await db.insert(campaigns).values({ ownerId: ids.owner, title: `c ${type}`, type });
-    await db.insert(projects).values({ ownerId: ids.owner, title: `p ${type}`, type });
+    // each item carries a tag of its own category (so a tag of the adult items only exists) and one they all share
+    const tags = [`tag-${type}`, 'shared'];
+    const [c] = await db
+      .insert(campaigns)
+      .values({ ownerId: ids.owner, title: `c ${type}`, type, tags })
+      .returning({ id: campaigns.id });
+    const [p] = await db
+      .insert(projects)
+      .values({ ownerId: ids.owner, title: `p ${type}`, type, tags })
+      .returning({ id: projects.id });
+    // what hangs on them: a team of the project, a comment, a donation of an account and a guest's, a payout, a dispute
+    await db.insert(teams).values({ ownerId: ids.owner, name: `t ${type}`, projectId: p.id, tags: ['team-tag'] });
+    await db.insert(comments).values({ campaignId: c.id, userId: ids.other, text: 'hello' });
+    for (const donor of [{ donorId: ids.other }, { donorEmail: 'guest@example.com' }]) {
+      n += 1;
+      await db
+        .insert(donations)
+        .values({ campaignId: c.id, ...donor, amount: 500, currency: 'USD', provider: 'sandbox', idempotencyKey: `k${n}`, requestHash: 'h' });
+    }
+    await db
+      .insert(payouts)
+      .values({ campaignId: c.id, requestedBy: ids.owner, recipientPaypalEmail: 'o@example.com', gross: 100, platformFee: 5, net: 95, currency: 'USD' });
+    await db.insert(disputes).values({ userId: ids.other, campaignId: c.id, reason: 'why' });
   }
+  await db.insert(teams).values({ ownerId: ids.other, name: 't without a project' });
 });
+
+function viewers(): Record<string, Actor> {
+  return {
+    signedOut: actorOf(null),
+    other: actorOf(ids.other),
+    adultUser: actorOf(ids.adultUser, { hasAdultAccess: true }),
+    owner: actorOf(ids.owner),
+    admin: actorOf(ids.admin, { isAdmin: true }),
+  };
+}
+
 afterAll(() => database?.close());
 
 describe('the access rule', () => {
@@ -67,14 +125,7 @@ describe('the access rule', () => {
   });
 
   it('answers the same in TypeScript and in SQL for every viewer and item', async () => {
-    const viewers: Record<string, Actor> = {
-      signedOut: actorOf(null),
-      other: actorOf(ids.other),
-      adultUser: actorOf(ids.adultUser, { hasAdultAccess: true }),
-      owner: actorOf(ids.owner),
-      admin: actorOf(ids.admin, { isAdmin: true }),
-    };
-    for (const [name, actor] of Object.entries(viewers)) {
+    for (const [name, actor] of Object.entries(viewers())) {
       for (const table of [campaigns, projects]) {
         const rows = await database.db
           .select({ id: table.id, type: table.type, ownerId: table.ownerId, seen: sql<boolean>`${itemVisibleSql(viewerOf(actor), table)}` })
@@ -85,6 +136,119 @@ describe('the access rule', () => {
         expect(seen.includes('adult')).toBe(name === 'adultUser' || name === 'owner');
         expect(seen.length).toBe(CATEGORIES.length - (seen.includes('adult') ? 0 : 1));
       }
+    }
+  });
+
+  it("shows every team, and a team's project only where the project is visible, alike in both forms", async () => {
+    for (const [name, actor] of Object.entries(viewers())) {
+      const rows = await database.db
+        .select({
+          ownerId: teams.ownerId,
+          project: { type: projects.type, ownerId: projects.ownerId },
+          seen: sql<boolean>`${teamVisibleSql(viewerOf(actor))}`,
+          projectSeen: sql<boolean>`${teamProjectVisibleSql(viewerOf(actor), projects)}`,
+        })
+        .from(teams)
+        .leftJoin(projects, eq(projects.id, teams.projectId));
+      expect(rows.length).toBe(CATEGORIES.length + 1);
+      for (const r of rows) {
+        expect({ name, seen: r.seen, projectSeen: r.projectSeen }).toEqual({
+          name,
+          seen: canSeeTeam(actor, r),
+          projectSeen: canSeeTeamProject(actor, r.project),
+        });
+      }
+      // the teams of the adult project show it only to adult access and its owner; the team without a project shows none
+      expect(rows.filter((r) => r.projectSeen).length).toBe(CATEGORIES.length - (name === 'adultUser' || name === 'owner' ? 0 : 1));
+    }
+  });
+
+  it('shows every profile alike in both forms', async () => {
+    for (const [name, actor] of Object.entries(viewers())) {
+      const rows = await database.db.select({ id: users.id, seen: sql<boolean>`${profileVisibleSql(viewerOf(actor))}` }).from(users);
+      for (const r of rows) expect({ name, seen: r.seen }).toEqual({ name, seen: canSeeProfile(actor, r) });
+    }
+  });
+
+  it('shows a comment where its campaign is seen, alike in both forms; its author, the owner and admins delete it', async () => {
+    for (const [name, actor] of Object.entries(viewers())) {
+      const rows = await database.db
+        .select({
+          userId: comments.userId,
+          type: campaigns.type,
+          ownerId: campaigns.ownerId,
+          seen: sql<boolean>`${commentVisibleSql(viewerOf(actor), comments)}`,
+        })
+        .from(comments)
+        .innerJoin(campaigns, eq(campaigns.id, comments.campaignId));
+      expect(rows.length).toBe(CATEGORIES.length);
+      for (const r of rows) {
+        expect({ name, type: r.type, seen: r.seen }).toEqual({ name, type: r.type, seen: canSeeComment(actor, r) });
+        if (actor.user)
+          expect({ name, del: canDeleteComment(actor.user, r.userId, r.ownerId) }).toEqual({ name, del: ['other', 'owner', 'admin'].includes(name) });
+      }
+    }
+  });
+
+  it("shows a donation to its donor, the campaign's owner and admins, a payout to the owner and admins, a dispute to its author and admins, alike in both forms", async () => {
+    const expected: Record<string, { donations: number; payouts: number; disputes: number }> = {
+      signedOut: { donations: 0, payouts: 0, disputes: 0 },
+      // the donor of one donation per campaign, the author of every dispute
+      other: { donations: CATEGORIES.length, payouts: 0, disputes: CATEGORIES.length },
+      adultUser: { donations: 0, payouts: 0, disputes: 0 },
+      owner: { donations: 2 * CATEGORIES.length, payouts: CATEGORIES.length, disputes: 0 },
+      admin: { donations: 2 * CATEGORIES.length, payouts: CATEGORIES.length, disputes: CATEGORIES.length },
+    };
+    for (const [name, actor] of Object.entries(viewers())) {
+      const viewer = viewerOf(actor);
+      const d = await database.db
+        .select({ donorId: donations.donorId, campaignOwnerId: campaigns.ownerId, seen: sql<boolean>`${donationVisibleSql(viewer, donations)}` })
+        .from(donations)
+        .innerJoin(campaigns, eq(campaigns.id, donations.campaignId));
+      for (const r of d) expect({ name, seen: r.seen }).toEqual({ name, seen: canSeeDonation(actor, r) });
+      const p = await database.db
+        .select({ campaignOwnerId: campaigns.ownerId, seen: sql<boolean>`${payoutVisibleSql(viewer, payouts)}` })
+        .from(payouts)
+        .innerJoin(campaigns, eq(campaigns.id, payouts.campaignId));
+      for (const r of p) expect({ name, seen: r.seen }).toEqual({ name, seen: canSeePayout(actor, r) });
+      const q = await database.db.select({ userId: disputes.userId, seen: sql<boolean>`${disputeVisibleSql(viewer, disputes)}` }).from(disputes);
+      for (const r of q) expect({ name, seen: r.seen }).toEqual({ name, seen: canSeeDispute(actor, r) });
+      const count = (rows: { seen: boolean }[]) => rows.filter((r) => r.seen).length;
+      expect({ name, donations: count(d), payouts: count(p), disputes: count(q) }).toEqual({ name, ...expected[name] });
+    }
+  });
+
+  it('lets the owner, admins and those with a stake hold payouts', async () => {
+    const all = viewers();
+    const ask = (actor: Actor, stake: boolean) => mayHoldPayouts(actor, ids.owner, () => Promise.resolve(stake));
+    expect(await ask(all.owner, false)).toBe(true);
+    expect(await ask(all.admin, false)).toBe(true);
+    expect(await ask(all.other, false)).toBe(false);
+    expect(await ask(all.other, true)).toBe(true);
+  });
+
+  it('spells an admin account alike in both forms', async () => {
+    const rows = await database.db.select({ isAdmin: users.isAdmin, role: users.role, admin: sql<boolean>`${adminAccountSql(users)}` }).from(users);
+    for (const r of rows) expect(r.admin).toBe(isAdminAccount(r));
+    expect(rows.filter((r) => r.admin).length).toBe(1);
+  });
+
+  it('suggests a tag only when something the viewer may see carries it', async () => {
+    // what carries each tag, and who sees it, in TypeScript
+    const items = [
+      ...(await database.db.select({ type: campaigns.type, ownerId: campaigns.ownerId, tags: campaigns.tags }).from(campaigns)),
+      ...(await database.db.select({ type: projects.type, ownerId: projects.ownerId, tags: projects.tags }).from(projects)),
+    ];
+    const open = [...(await database.db.select({ tags: teams.tags }).from(teams)), ...(await database.db.select({ tags: users.tags }).from(users))];
+    for (const [name, actor] of Object.entries(viewers())) {
+      const cond = tagVisibleSql(viewerOf(actor), tagUsage.tag);
+      const rows = await database.db
+        .select({ tag: tagUsage.tag })
+        .from(tagUsage)
+        .where(and(gt(tagUsage.uses, 0), cond));
+      const expectedTags = new Set([...items.filter((i) => canSeeItem(actor, i)).flatMap((i) => i.tags), ...open.flatMap((o) => o.tags)]);
+      expect({ name, tags: rows.map((r) => r.tag).sort() }).toEqual({ name, tags: [...expectedTags].sort() });
+      expect({ name, adultTag: expectedTags.has('tag-adult') }).toEqual({ name, adultTag: name === 'adultUser' || name === 'owner' });
     }
   });
 });

@@ -14,7 +14,11 @@ import { forbidden, unauthorized } from './errors';
  * migrations), so an index, a trigger and a count can use it as it is:
  * - `public`: everyone sees it;
  * - `adult`: people with adult access see it.
- * Its owner sees it whatever its audience. A new state of an item (a draft shown to named
+ * Its owner sees it whatever its audience. The other kinds follow from these: a team and a
+ * profile are public (a team's project shows only where the project is visible), a comment is
+ * seen where its campaign is, a donation by its donor, the campaign's owner and admins, a payout
+ * by the campaign's owner and admins, a dispute by who raised it and admins.
+ * A new state of an item (a draft shown to named
  * people) is a new audience: it is added here (the expression, `audienceOf`, `audiencesSeen`,
  * `canSeeItem`, `itemVisibleSql`) and in access.test.ts, and every list, count and search follows.
  */
@@ -34,13 +38,35 @@ export function requireAdmin(actor: Actor) {
   return user;
 }
 
+/** A signed-in caller who owns the thing (401 signed out, 403 with `text` for others). */
+export function requireOwner(actor: Actor, ownerId: string | null | undefined, text: string = M.notOwner) {
+  const { user } = requireUser(actor);
+  if (!isOwner(user, ownerId)) throw forbidden(text);
+  return user;
+}
+
+/** Whether this person owns the thing. */
+export function isOwner(user: { id: string } | null | undefined, ownerId: string | null | undefined): boolean {
+  return user != null && ownerId != null && user.id === ownerId;
+}
+
+/** Whether an account is an admin (the flag or the role): what the admin checks above ask. */
+export function isAdminAccount(u: { isAdmin?: boolean | null; role?: string | null } | null | undefined): boolean {
+  return isAdmin(u);
+}
+
+/** `isAdminAccount` in SQL, over the users table (or its alias): the admin console's role filter. */
+export function adminAccountSql(u: { isAdmin: AnyColumn; role: AnyColumn }): SQL {
+  return sql`(${u.isAdmin} or ${u.role} = 'admin')`;
+}
+
 /** Whether this person owns the thing or is an admin. */
 export function isOwnerOrAdmin(
   user: { id: string; isAdmin?: boolean | null; role?: string | null } | null | undefined,
   ownerId: string | null | undefined,
 ): boolean {
   if (!user) return false;
-  return (ownerId != null && user.id === ownerId) || isAdmin(user);
+  return isOwner(user, ownerId) || isAdmin(user);
 }
 
 /** The signed-in owner of the thing or an admin (401 signed out, 403 with `text` for others). */
@@ -86,10 +112,12 @@ export interface Viewer {
   audiences: readonly Audience[];
   /** The viewer's account id (or a placeholder of a statement built once), null when signed out. */
   userId: unknown;
+  /** Whether the viewer is an admin (money and disputes: admins see them all); absent means not. */
+  admin?: boolean;
 }
 
 export function viewerOf(actor: Actor): Viewer {
-  return { audiences: audiencesSeen(actor), userId: actor.user?.id ?? null };
+  return { audiences: audiencesSeen(actor), userId: actor.user?.id ?? null, admin: isAdmin(actor.user) };
 }
 
 /** The key of a viewer's audiences (statements built once per audience set). */
@@ -102,7 +130,7 @@ export function audiencesKey(audiences: readonly Audience[]): string {
  * viewer sees, or the viewer owns it. The audiences go into the text as literals (they are this
  * module's constants), so a partial index on `audience = 'public'` serves who sees the public only.
  */
-export function itemVisibleSql(viewer: Viewer, t: { audience: AnyColumn; ownerId: AnyColumn }): SQL {
+export function itemVisibleSql(viewer: Viewer, t: { audience: AnyColumn | SQL; ownerId: AnyColumn | SQL }): SQL {
   const list = sql.raw(viewer.audiences.map((a) => `'${a}'`).join(', '));
   const seen = viewer.audiences.length === 1 ? sql`${t.audience} = ${list}` : sql`${t.audience} in (${list})`;
   if (viewer.audiences.length === AUDIENCES.length || viewer.userId === null) return sql`(${seen})`;
@@ -112,4 +140,138 @@ export function itemVisibleSql(viewer: Viewer, t: { audience: AnyColumn; ownerId
 /** The adult category is only for people with adult access (403 otherwise). */
 export function assertCategoryAllowed(user: { hasAdultAccess: boolean }, type: string | undefined): void {
   if (type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);
+}
+
+// --- teams and profiles -------------------------------------------------------------------
+
+/** A team is public: everyone sees every team (its project is another matter: `canSeeTeamProject`). */
+export function canSeeTeam(_actor: Actor, _team: { ownerId: string }): boolean {
+  return true;
+}
+
+/** `canSeeTeam` in SQL: every team. */
+export function teamVisibleSql(_viewer: Viewer): SQL {
+  return sql`true`;
+}
+
+/** Whether a team's project (none, or its type and owner) is shown to this caller: only when the project itself is visible to them. */
+export function canSeeTeamProject(actor: Actor, project: { type: string; ownerId: string } | null): boolean {
+  return project !== null && canSeeItem(actor, project);
+}
+
+/** `canSeeTeamProject` in SQL, over the team's project left-joined (or its alias): false when there is none. */
+export function teamProjectVisibleSql(viewer: Viewer, p: { audience: AnyColumn; ownerId: AnyColumn }): SQL {
+  return sql`coalesce(${itemVisibleSql(viewer, p)}, false)`;
+}
+
+/** A profile (what anyone may see of a person) is public. */
+export function canSeeProfile(_actor: Actor, _profile: { id: string }): boolean {
+  return true;
+}
+
+/** `canSeeProfile` in SQL: every person. */
+export function profileVisibleSql(_viewer: Viewer): SQL {
+  return sql`true`;
+}
+
+// --- what hangs on a campaign ---------------------------------------------------------------
+
+/**
+ * A table of items under an alias, by its SQL names: the schema's tables take `AUDIENCE_SQL` from
+ * this module, so it cannot import them back.
+ */
+function itemAlias(table: 'campaigns' | 'projects', as: string) {
+  const col = (name: string) => sql.raw(`"${as}"."${name}"`);
+  return { from: sql.raw(`"${table}" as "${as}"`), id: col('id'), audience: col('audience'), ownerId: col('owner_id'), tags: col('tags') };
+}
+const commentCampaign = itemAlias('campaigns', 'access_comment_campaign');
+
+/** A comment is seen where its campaign is (the campaign's type and owner). */
+export function canSeeComment(actor: Actor, campaign: { type: string; ownerId: string }): boolean {
+  return canSeeItem(actor, campaign);
+}
+
+/** `canSeeComment` in SQL, over the comments table (or its alias). */
+export function commentVisibleSql(viewer: Viewer, c: { campaignId: AnyColumn }): SQL {
+  return sql`exists (select 1 from ${commentCampaign.from} where ${commentCampaign.id} = ${c.campaignId} and ${itemVisibleSql(viewer, commentCampaign)})`;
+}
+
+/** A comment is deleted by its author, the campaign's owner or an admin. */
+export function canDeleteComment(
+  user: { id: string; isAdmin?: boolean | null; role?: string | null },
+  authorId: string,
+  campaignOwnerId: string | null | undefined,
+): boolean {
+  return isOwner(user, authorId) || isOwnerOrAdmin(user, campaignOwnerId);
+}
+
+const moneyCampaign = itemAlias('campaigns', 'access_money_campaign');
+
+/** The campaign of `campaignId` is owned by the viewer (SQL). */
+function ownsCampaignSql(viewer: Viewer, campaignId: AnyColumn): SQL {
+  return sql`exists (select 1 from ${moneyCampaign.from} where ${moneyCampaign.id} = ${campaignId} and ${moneyCampaign.ownerId} = ${viewer.userId}::uuid)`;
+}
+
+/** A donation is seen by its donor, the campaign's owner and admins (a guest's donation by the owner and admins). */
+export function canSeeDonation(actor: Actor, donation: { donorId: string | null; campaignOwnerId: string }): boolean {
+  return isOwner(actor.user, donation.donorId) || isOwnerOrAdmin(actor.user, donation.campaignOwnerId);
+}
+
+/** `canSeeDonation` in SQL, over the donations table (or its alias). */
+export function donationVisibleSql(viewer: Viewer, d: { donorId: AnyColumn; campaignId: AnyColumn }): SQL {
+  if (viewer.admin) return sql`true`;
+  if (viewer.userId === null) return sql`false`;
+  // a guest's donation has no donor: null there, so the condition is never null
+  return sql`(coalesce(${d.donorId} = ${viewer.userId}::uuid, false) or ${ownsCampaignSql(viewer, d.campaignId)})`;
+}
+
+/** A payout is seen by the campaign's owner and admins (only the owner requests one: `requireOwner`). */
+export function canSeePayout(actor: Actor, payout: { campaignOwnerId: string }): boolean {
+  return isOwnerOrAdmin(actor.user, payout.campaignOwnerId);
+}
+
+/** `canSeePayout` in SQL, over the payouts table (or its alias). */
+export function payoutVisibleSql(viewer: Viewer, p: { campaignId: AnyColumn }): SQL {
+  if (viewer.admin) return sql`true`;
+  if (viewer.userId === null) return sql`false`;
+  return ownsCampaignSql(viewer, p.campaignId);
+}
+
+/** A dispute is seen by who raised it and admins (the campaign's owner hears of one by email, never who raised it). */
+export function canSeeDispute(actor: Actor, dispute: { userId: string }): boolean {
+  return isOwnerOrAdmin(actor.user, dispute.userId);
+}
+
+/** `canSeeDispute` in SQL, over the disputes table (or its alias). */
+export function disputeVisibleSql(viewer: Viewer, d: { userId: AnyColumn }): SQL {
+  if (viewer.admin) return sql`true`;
+  if (viewer.userId === null) return sql`false`;
+  return sql`${d.userId} = ${viewer.userId}::uuid`;
+}
+
+/**
+ * A dispute that holds a campaign's payouts may be raised by those with a stake: the campaign's
+ * owner, an admin, or (`hasStake`, asked only when needed: the campaign's donors and supporters).
+ */
+export async function mayHoldPayouts(actor: Actor, campaignOwnerId: string, hasStake: () => Promise<boolean>): Promise<boolean> {
+  return isOwnerOrAdmin(actor.user, campaignOwnerId) || (await hasStake());
+}
+
+// --- tag suggestions ----------------------------------------------------------------------
+
+/**
+ * A tag is suggested to a viewer only when something they may see carries it: a team or a
+ * person (public), or a campaign or project visible to them. `tag_usage` counts every item
+ * whatever its audience, so for a viewer who does not see every audience this asks the items'
+ * GIN indexes (tags @> array[tag]) whether a visible one carries the tag. (The cheaper form is a
+ * `tag_usage` kept per audience: see the note of #29.)
+ */
+export function tagVisibleSql(viewer: Viewer, tag: AnyColumn): SQL | undefined {
+  if (viewer.audiences.length === AUDIENCES.length) return undefined;
+  const item = (table: 'campaigns' | 'projects') => {
+    const t = itemAlias(table, `access_tag_${table}`);
+    return sql`exists (select 1 from ${t.from} where ${t.tags} @> array[${tag}]::text[] and ${itemVisibleSql(viewer, t)})`;
+  };
+  const open = (table: 'teams' | 'users') => sql`exists (select 1 from ${sql.raw(`"${table}"`)} where "tags" @> array[${tag}]::text[])`;
+  return sql`(${item('campaigns')} or ${item('projects')} or ${open('teams')} or ${open('users')})`;
 }
