@@ -355,7 +355,7 @@ export function ItemListPage<T extends ListItem>({
   const empty = choices ? (
     <EmptyState
       text={emptyText}
-      hint="Nothing matches these choices. Try another category or status."
+      hint={`Nothing matches these choices. Try another category${withStatus ? ' or status' : ''}.`}
       action={
         <Link className="button button-secondary" to={{ search: q ? `?${new URLSearchParams({ q })}` : '' }}>
           Clear filters

@@ -49,18 +49,35 @@ export function narrowed(f: ListFilters): boolean {
  * The filters of the URL and a setter that pushes a history entry (Back returns to the previous
  * view), leaving defaults out of the URL and keeping the search (`q`). The same view again adds
  * no entry.
+ *
+ * A choice shows at once, before the router has moved to its URL (React Router renders the new
+ * location in a transition, and a controlled select would meanwhile snap back, so a second arrow
+ * key pressed quickly would start from the old choice again). Once the URL moves, by the choice
+ * or by Back, the URL is what shows.
  */
 export function useListFilters(sorts: readonly SortChoice[], withStatus: boolean): [ListFilters, (patch: Partial<Omit<ListFilters, 'q'>>) => void] {
   const [params, setParams] = useSearchParams();
-  const filters = parseListFilters(params, sorts, withStatus);
+  const key = params.toString();
+  const [pending, setPending] = useState<{ from: string; to: string; filters: ListFilters } | null>(null);
+  // the URL moved: what was waiting for it is done (and Back to the old URL shows that URL)
+  const [seen, setSeen] = useState(key);
+  if (seen !== key) {
+    setSeen(key);
+    setPending(null);
+  }
+  const waiting = seen === key && pending !== null && pending.from === key ? pending : null;
+  const filters = waiting ? waiting.filters : parseListFilters(params, sorts, withStatus);
   const set = (patch: Partial<Omit<ListFilters, 'q'>>) => {
     const next = { ...filters, ...patch };
     const p = new URLSearchParams(params);
-    for (const key of ['type', 'status', 'sort'] as const) p.delete(key);
+    for (const name of ['type', 'status', 'sort'] as const) p.delete(name);
     if (next.type) p.set('type', next.type);
     if (withStatus && next.status && next.sort !== ENDING_SORT) p.set('status', next.status);
     if (next.sort && next.sort !== sorts[0]?.value) p.set('sort', next.sort);
-    if (p.toString() !== params.toString()) setParams(p);
+    const to = p.toString();
+    if (to === (waiting ? waiting.to : key)) return;
+    setPending({ from: key, to, filters: parseListFilters(p, sorts, withStatus) });
+    setParams(p);
   };
   return [filters, set];
 }
@@ -76,8 +93,8 @@ function describe(f: ListFilters, sorts: readonly SortChoice[]): string {
 }
 
 /**
- * Says the result of a new view once, to screen readers ('Music, most funded: showing 3 of 3
- * campaigns'), when its first page is in: not on the first load of the page and not on each
+ * Says the result of a new view once, to screen readers ('Music, most funded: 3 of 3 campaigns
+ * shown.'), when its first page is in: not on the first load of the page and not on each
  * further page infinite scroll brings (the visible count above the list is not a live region).
  */
 export function ListAnnouncer({
@@ -99,8 +116,9 @@ export function ListAnnouncer({
   useEffect(() => {
     if (!ready || said.key === key || !result) return;
     const what = describe(filters, sorts);
-    const count = result.total === 0 ? `no ${noun} found` : `showing ${result.shown} of ${result.total}${result.capped ? '+' : ''} ${noun}`;
-    const text = what ? `${what}: ${count}.` : `${count.charAt(0).toUpperCase()}${count.slice(1)}.`;
+    // not the words of the visible texts ('No campaigns found.', 'Showing 3 of 3'), which stay one of a kind on the page
+    const count = result.total === 0 ? `0 ${noun} found` : `${result.shown} of ${result.total}${result.capped ? '+' : ''} ${noun} shown`;
+    const text = what ? `${what}: ${count}.` : `${count}.`;
     setSaid({ key, text });
   });
   return (
@@ -129,62 +147,65 @@ export function ListFilterBar({ filters, onChange, sorts, withStatus }: FilterBa
   const ending = filters.sort === ENDING_SORT;
   const noteId = `${id}-ending`;
   return (
-    // biome-ignore lint/a11y/useSemanticElements: a group of three choices, not a form that is sent
-    <div className="list-filters" role="group" aria-label="Filter and sort">
-      <div className="list-filter">
-        <label htmlFor={`${id}-type`}>Category</label>
-        <select
-          id={`${id}-type`}
-          name="type"
-          value={filters.type ?? ''}
-          onChange={(e) => onChange({ type: (e.target.value || undefined) as Category | undefined })}
-        >
-          <option value="">All categories</option>
-          {categories.map((c) => (
-            <option key={c} value={c}>
-              {categoryLabel(c)}
-            </option>
-          ))}
-        </select>
-      </div>
-      {withStatus && (
+    <>
+      {/* biome-ignore lint/a11y/useSemanticElements: a group of three choices, not a form that is sent */}
+      <div className="list-filters" role="group" aria-label="Filter and sort">
         <div className="list-filter">
-          <label htmlFor={`${id}-status`}>Status</label>
+          <label htmlFor={`${id}-type`}>Category</label>
           <select
-            id={`${id}-status`}
-            name="status"
-            value={ending ? 'active' : (filters.status ?? '')}
-            disabled={ending}
-            aria-describedby={ending ? noteId : undefined}
-            onChange={(e) => onChange({ status: (e.target.value || undefined) as CampaignStatus | undefined })}
+            id={`${id}-type`}
+            name="type"
+            value={filters.type ?? ''}
+            onChange={(e) => onChange({ type: (e.target.value || undefined) as Category | undefined })}
           >
-            <option value="">All</option>
-            <option value="active">Active</option>
-            <option value="past">Past</option>
+            <option value="">All categories</option>
+            {categories.map((c) => (
+              <option key={c} value={c}>
+                {categoryLabel(c)}
+              </option>
+            ))}
           </select>
         </div>
-      )}
-      <div className="list-filter">
-        <label htmlFor={`${id}-sort`}>Sort by</label>
-        <select
-          id={`${id}-sort`}
-          name="sort"
-          value={filters.sort ?? sorts[0]?.value}
-          aria-describedby={ending && withStatus ? noteId : undefined}
-          onChange={(e) => onChange({ sort: e.target.value })}
-        >
-          {sorts.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </select>
+        {withStatus && (
+          <div className="list-filter">
+            <label htmlFor={`${id}-status`}>Status</label>
+            <select
+              id={`${id}-status`}
+              name="status"
+              value={ending ? 'active' : (filters.status ?? '')}
+              disabled={ending}
+              aria-describedby={ending ? noteId : undefined}
+              onChange={(e) => onChange({ status: (e.target.value || undefined) as CampaignStatus | undefined })}
+            >
+              <option value="">All</option>
+              <option value="active">Active</option>
+              <option value="past">Past</option>
+            </select>
+          </div>
+        )}
+        <div className="list-filter">
+          <label htmlFor={`${id}-sort`}>Sort by</label>
+          <select
+            id={`${id}-sort`}
+            name="sort"
+            value={filters.sort ?? sorts[0]?.value}
+            aria-describedby={ending && withStatus ? noteId : undefined}
+            onChange={(e) => onChange({ sort: e.target.value })}
+          >
+            {sorts.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </div>
       </div>
+      {/* a line of its own under the search and the choices, so they stay side by side */}
       {ending && withStatus && (
         <p id={noteId} className="list-filters-note muted">
           Ending soon lists active campaigns only.
         </p>
       )}
-    </div>
+    </>
   );
 }
