@@ -1,11 +1,11 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { M } from '../../shared/messages';
 import type { Db } from '../db/client';
 import { campaigns } from '../db/schema';
 import type { Actor } from '../deps';
 import { notFound } from './errors';
 import { isUuid } from './ids';
-import { canSeeAdult } from './access';
+import { audiencesKey, itemVisibleSql, viewerOf, type Audience } from './access';
 
 /** What the money and support services read of a campaign they act on. */
 const columns = {
@@ -19,33 +19,40 @@ const columns = {
 
 type Lookup = ReturnType<typeof prepareLookup>;
 
-/** The lookup as two prepared statements (with and without adult campaigns), made once per database. */
-function prepareLookup(db: Db) {
-  const id = sql.placeholder('id');
-  return {
-    all: db.select(columns).from(campaigns).where(eq(campaigns.id, id)).prepare('visible_campaign_all'),
-    general: db
-      .select(columns)
-      .from(campaigns)
-      .where(and(eq(campaigns.id, id), ne(campaigns.type, 'adult')))
-      .prepare('visible_campaign_general'),
-  };
+/**
+ * The lookup as a prepared statement per set of audiences a viewer sees (lib/access.ts's
+ * `itemVisibleSql`, the viewer's account a parameter: null when signed out), made once per database.
+ */
+function prepareLookup(db: Db, audiences: readonly Audience[]) {
+  const viewer = { audiences, userId: sql.placeholder('viewer') };
+  return db
+    .select(columns)
+    .from(campaigns)
+    .where(and(eq(campaigns.id, sql.placeholder('id')), itemVisibleSql(viewer, campaigns)))
+    .prepare(`visible_campaign_${audiencesKey(audiences).replace(/\W/g, '_')}`);
 }
-const lookups = new WeakMap<Db, Lookup>();
+const lookups = new WeakMap<Db, Map<string, Lookup>>();
 
 /**
- * A campaign the actor may see (adult ones only with adult access), or 404 'Campaign not found'
- * for one that is hidden, unknown or malformed: the same answer, so nothing tells them apart.
+ * A campaign the actor may see (lib/access.ts: its audience, or their own), or 404 'Campaign not
+ * found' for one that is hidden, unknown or malformed: the same answer, so nothing tells them apart.
  * Prepared (PostgreSQL plans it once per connection): the donation path reads it on every gift.
  */
 export async function visibleCampaign(db: Db, actor: Actor, id: string) {
   if (!isUuid(id)) throw notFound(M.campaignNotFound);
-  let lookup = lookups.get(db);
-  if (!lookup) {
-    lookup = prepareLookup(db);
-    lookups.set(db, lookup);
+  const viewer = viewerOf(actor);
+  let byAudiences = lookups.get(db);
+  if (!byAudiences) {
+    byAudiences = new Map();
+    lookups.set(db, byAudiences);
   }
-  const [c] = await (canSeeAdult(actor) ? lookup.all : lookup.general).execute({ id });
+  const key = audiencesKey(viewer.audiences);
+  let lookup = byAudiences.get(key);
+  if (!lookup) {
+    lookup = prepareLookup(db, viewer.audiences);
+    byAudiences.set(key, lookup);
+  }
+  const [c] = await lookup.execute({ id, viewer: viewer.userId });
   if (!c) throw notFound(M.campaignNotFound);
   return c;
 }

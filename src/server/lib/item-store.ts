@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../shared/messages';
@@ -9,9 +9,8 @@ import type { Actor, Deps } from '../deps';
 import { forbidden, notFound } from './errors';
 import { recordChange } from './history';
 import { isUuid } from './ids';
-import { requireUser } from '../modules/auth/service';
 import { assertOwnImages, imageUrlsOf, itemValues } from './items';
-import { assertCategoryAllowed, canSeeAdult } from './access';
+import { assertCategoryAllowed, canSeeItem, isOwner, itemVisibleSql, requireUser, viewerOf } from './access';
 
 /**
  * The reads and writes campaigns and projects (the spec's "items") do the same way, written
@@ -43,9 +42,9 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
   const { db } = deps;
   const table = kind.table as ItemTable;
 
-  /** `where`, narrowed to what the viewer may see (adult items only for people with access). */
+  /** `where`, narrowed to what the viewer may see (lib/access.ts). */
   function visible(actor: Actor, where: SQL): SQL | undefined {
-    return canSeeAdult(actor) ? where : and(where, ne(table.type, 'adult'));
+    return and(where, itemVisibleSql(viewerOf(actor), table));
   }
 
   async function rows(actor: Actor, where: SQL): Promise<Row[]> {
@@ -107,8 +106,8 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
       const { user } = requireUser(actor);
       if (!isUuid(id)) throw notFound(kind.notFoundText);
       const [before] = (await tx.select(kind.columns).from(table).where(eq(table.id, id)).for('update')) as Array<Omit<T['$inferSelect'], 'searchVector'>>;
-      if (!before || (before.type === 'adult' && !user.hasAdultAccess && before.ownerId !== user.id)) throw notFound(kind.notFoundText);
-      if (before.ownerId !== user.id) throw forbidden(M.notOwner);
+      if (!before || !canSeeItem(actor, before)) throw notFound(kind.notFoundText);
+      if (!isOwner(user, before.ownerId)) throw forbidden(M.notOwner);
       return { user, before };
     },
   };

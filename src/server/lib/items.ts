@@ -69,6 +69,3 @@ export function itemPatch(input: z.output<typeof UpdateProjectInput>, currentTar
     actionMode: input.actionMode,
   };
 }
-
-/** Until the donation path reads it from lib/access.ts directly. */
-export { canSeeAdult } from './access';
