@@ -3,6 +3,7 @@ import type { PublicUserDto } from '../../shared/schemas/user';
 import type { DbOrTx } from '../db/client';
 import { users } from '../db/schema';
 import { toPublicUserDto } from '../modules/users/dto';
+import { profileVisibleSql, type Viewer } from './access';
 import { notBlockedEitherWay } from './blocks';
 import { textArray } from './listing';
 
@@ -15,11 +16,12 @@ export type SuggestedUser = PublicUserDto & { sharedTags: string[] };
  * People to invite (a project's panel, a team's manage page): everyone whose tags overlap
  * `tags`, most shared tags first (then oldest account), with the tags they share; never the
  * owner, nobody blocked either way with the owner or the caller (the blocks rule: neither can
- * invite the other), and, for a team, nobody with a row in it already.
+ * invite the other), and, for a team, nobody with a row in it already; only people whose
+ * profile the caller may see (lib/access.ts).
  */
 export async function suggestPeople(
   db: DbOrTx,
-  opts: { tags: readonly string[]; ownerId: string; callerId: string; teamId?: string },
+  opts: { viewer: Viewer; tags: readonly string[]; ownerId: string; callerId: string; teamId?: string },
 ): Promise<SuggestedUser[]> {
   if (!opts.tags.length) return [];
   const wanted = textArray(opts.tags);
@@ -32,6 +34,7 @@ export async function suggestPeople(
     .from(users)
     .where(
       and(
+        profileVisibleSql(opts.viewer),
         sql`${users.tags} && ${wanted}`,
         ne(users.id, opts.ownerId),
         opts.teamId ? sql`not exists (select 1 from team_members m where m.team_id = ${opts.teamId}::uuid and m.user_id = ${users.id})` : undefined,

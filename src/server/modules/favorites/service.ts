@@ -6,8 +6,8 @@ import { favorites, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import { profileVisibleSql, requireUser, viewerOf } from '../../lib/access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
-import { requireUser } from '../auth/service';
 import type { CampaignsService } from '../campaigns/service';
 import type { ProjectsService } from '../projects/service';
 import { toPublicUserDto } from '../users/dto';
@@ -20,7 +20,7 @@ const publicUserColumns = { id: users.id, username: users.username, name: users.
 export function createFavoritesService(deps: Deps, items: { campaigns: CampaignsService; projects: ProjectsService }) {
   const { db } = deps;
 
-  /** The favorited things as DTOs, keyed by id; what no longer exists (or is hidden) is absent. */
+  /** The favorited things as DTOs, keyed by id; what no longer exists (or is hidden: lib/access.ts, through the items' stores) is absent. */
   async function targets(actor: Actor, type: TargetType, ids: string[]) {
     if (!ids.length) return new Map<string, unknown>();
     if (type === 'campaign') return new Map((await items.campaigns.byIds(actor, ids)).map((c) => [c._id, c] as const));
@@ -28,7 +28,7 @@ export function createFavoritesService(deps: Deps, items: { campaigns: Campaigns
     const rows = await db
       .select(publicUserColumns)
       .from(users)
-      .where(inArray(users.id, ids.filter(isUuid)));
+      .where(and(inArray(users.id, ids.filter(isUuid)), profileVisibleSql(viewerOf(actor))));
     return new Map(rows.map((u) => [u.id, toPublicUserDto(u)] as const));
   }
 

@@ -18,7 +18,7 @@ import { forbidden, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
-import { requireUser } from '../auth/service';
+import { canSeeItem, isOwner, requireUser } from '../../lib/access';
 import {
   encodeMemberCursor,
   memberFields,
@@ -174,7 +174,7 @@ export function createTeamsContext(deps: Deps) {
   async function ownedTeamForUpdate(tx: Tx, actor: Actor, id: string) {
     const { user } = requireUser(actor);
     const team = await lockTeam(tx, id);
-    if (team.ownerId !== user.id) throw forbidden(M.teamOwnerOnly);
+    if (!isOwner(user, team.ownerId)) throw forbidden(M.teamOwnerOnly);
     return { user, team };
   }
 
@@ -187,11 +187,11 @@ export function createTeamsContext(deps: Deps) {
   }
 
   /** Teams attach only to projects their owner owns (read with a share lock so it cannot vanish meanwhile). */
-  async function assertOwnProject(tx: Tx, user: { id: string; hasAdultAccess: boolean }, projectId: string): Promise<void> {
+  async function assertOwnProject(tx: Tx, actor: Actor, projectId: string): Promise<void> {
     if (!isUuid(projectId)) throw notFound(M.projectNotFound);
     const [p] = await tx.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId)).for('share');
-    if (!p || (p.type === 'adult' && !user.hasAdultAccess && p.ownerId !== user.id)) throw notFound(M.projectNotFound);
-    if (p.ownerId !== user.id) throw forbidden(M.teamProjectNotOwned);
+    if (!p || !canSeeItem(actor, p)) throw notFound(M.projectNotFound);
+    if (!isOwner(actor.user, p.ownerId)) throw forbidden(M.teamProjectNotOwned);
   }
 
   async function findPerson(tx: Tx, input: Out<typeof InviteMemberInput>) {

@@ -2,7 +2,7 @@ import type { CreateTeamInput, TeamDto } from '../../../shared/schemas/teams';
 import { teamMembers, teams } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { recordChange } from '../../lib/history';
-import { requireUser } from '../auth/service';
+import { requireUser } from '../../lib/access';
 import type { Out, TeamsContext } from './context';
 
 /** Creating a team. */
@@ -14,7 +14,7 @@ export function teamCreate(ctx: TeamsContext) {
       const { user } = requireUser(actor);
       await deps.limiter.write('team', actor);
       const id = await db.transaction(async (tx) => {
-        if (input.projectId) await assertOwnProject(tx, user, input.projectId);
+        if (input.projectId) await assertOwnProject(tx, actor, input.projectId);
         const [team] = await tx
           .insert(teams)
           .values({ ownerId: user.id, name: input.name, description: input.description, tags: input.tags, projectId: input.projectId })

@@ -6,7 +6,7 @@ import { projects, teamMembers, teams, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { badRequest } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/access';
+import { canSeeTeamProject } from '../../lib/access';
 
 /** What the team calls read of teams and members, and how they answer them. */
 
@@ -28,6 +28,7 @@ export function teamSelection(viewerId: string | null) {
     owner: { id: users.id, username: users.username, name: users.name, imageUrl: users.imageUrl },
     projectTitle: projects.title,
     projectType: projects.type,
+    projectOwnerId: projects.ownerId,
     memberCount: sql<string>`(select count(*) from team_members m where m.team_id = ${teams.id} and m.status = 'active')`,
     myStatus: mine('status') as SQL<Status | null>,
     myRole: mine('role') as SQL<Role | null>,
@@ -39,6 +40,7 @@ export type TeamSelectRow = {
   owner: { id: string; username: string | null; name: string | null; imageUrl: string | null };
   projectTitle: string | null;
   projectType: string | null;
+  projectOwnerId: string | null;
   memberCount: string | number;
   myStatus: Status | null;
   myRole: Role | null;
@@ -82,8 +84,9 @@ export function toMemberDto(m: MemberSelectRow, ownerId: string): TeamMemberDto 
 
 /** A team as every call answers it; `membersNextCursor` only for a single team (lists leave it out). */
 export function toTeamDto(actor: Actor, r: TeamSelectRow, members: TeamMemberDto[], membersNextCursor?: string | null): TeamDto {
-  // a team of an adult project shows no project to people who may not see it
-  const hideProject = r.projectType === 'adult' && !canSeeAdult(actor) && actor.user?.id !== r.t.ownerId;
+  // a team shows its project only to people who may see the project (lib/access.ts)
+  const project = r.projectType !== null && r.projectOwnerId !== null ? { type: r.projectType, ownerId: r.projectOwnerId } : null;
+  const hideProject = !canSeeTeamProject(actor, project);
   return {
     _id: r.t.id,
     name: r.t.name,

@@ -5,7 +5,7 @@ import { teamMembers } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { blockedEitherWay } from '../../lib/blocks';
 import { conflict, forbidden } from '../../lib/errors';
-import { requireUser } from '../auth/service';
+import { isOwner, requireUser } from '../../lib/access';
 import type { Out, TeamsContext } from './context';
 
 /** Inviting a person into a team. */
@@ -23,7 +23,7 @@ export function teamInvites(ctx: TeamsContext) {
       await deps.limiter.write('invite', actor);
       return db.transaction(async (tx) => {
         const team = await lockTeam(tx, id);
-        if (team.ownerId !== user.id) {
+        if (!isOwner(user, team.ownerId)) {
           const mine = await rowOf(tx, team.id, user.id);
           if (mine?.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamInviteNotAllowed);
           if (input.status === 'active') throw forbidden(M.teamOnlyOwnerAddsActive);

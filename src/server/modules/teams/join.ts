@@ -5,7 +5,7 @@ import { teamMembers } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { blockedEitherWay } from '../../lib/blocks';
 import { conflict, forbidden, notFound } from '../../lib/errors';
-import { requireUser } from '../auth/service';
+import { isOwner, requireUser } from '../../lib/access';
 import type { TeamsContext } from './context';
 
 /** A person's own membership: ask to join, accept an invite, leave. */
@@ -20,7 +20,7 @@ export function teamJoining(ctx: TeamsContext) {
       const { user } = requireUser(actor);
       return db.transaction(async (tx) => {
         const team = await lockTeam(tx, id);
-        if (team.ownerId === user.id) throw conflict(M.teamYouAreMember);
+        if (isOwner(user, team.ownerId)) throw conflict(M.teamYouAreMember);
         if (await blockedEitherWay(tx, user.id, [team.ownerId])) throw forbidden(M.teamJoinBlocked);
         const existing = await rowOf(tx, team.id, user.id);
         if (existing?.status === 'active') throw conflict(M.teamYouAreMember);
@@ -64,7 +64,7 @@ export function teamJoining(ctx: TeamsContext) {
       const { user } = requireUser(actor);
       await db.transaction(async (tx) => {
         const team = await lockTeam(tx, id);
-        if (team.ownerId === user.id) throw forbidden(M.teamOwnerCannotLeave);
+        if (isOwner(user, team.ownerId)) throw forbidden(M.teamOwnerCannotLeave);
         const existing = await rowOf(tx, team.id, user.id);
         if (!existing) throw notFound(M.teamNotMember);
         await tx.delete(teamMembers).where(eq(teamMembers.id, existing.id));

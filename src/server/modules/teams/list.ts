@@ -5,9 +5,8 @@ import { projects, teamMembers, teams, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/access';
+import { canSeeItem, requireUser } from '../../lib/access';
 import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
-import { requireUser } from '../auth/service';
 import type { Out, TeamsContext } from './context';
 import type { TeamSelectRow } from './dto';
 
@@ -78,7 +77,7 @@ export function teamLists(ctx: TeamsContext) {
     async teamsOfProject(actor: Actor, projectId: string, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
       const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId));
-      if (!p || (p.type === 'adult' && !canSeeAdult(actor) && actor.user?.id !== p.ownerId)) throw notFound(M.projectNotFound);
+      if (!p || !canSeeItem(actor, p)) throw notFound(M.projectNotFound);
       return teamItems(actor, eq(teams.projectId, projectId), query);
     },
   };

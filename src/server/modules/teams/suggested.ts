@@ -5,9 +5,8 @@ import { projects, teams } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { forbidden, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/access';
+import { canSeeItem, isOwner, requireUser, viewerOf } from '../../lib/access';
 import { suggestPeople } from '../../lib/suggestions';
-import { requireUser } from '../auth/service';
 import type { Out, TeamsContext } from './context';
 import { teamColumns } from './dto';
 
@@ -25,7 +24,7 @@ export function teamSuggestions(ctx: TeamsContext) {
       if (!isUuid(id)) throw notFound(M.teamNotFound);
       const [team] = await db.select(teamColumns).from(teams).where(eq(teams.id, id));
       if (!team) throw notFound(M.teamNotFound);
-      if (team.ownerId !== user.id) {
+      if (!isOwner(user, team.ownerId)) {
         const mine = await rowOf(db, team.id, user.id);
         if (mine?.status !== 'active' || mine.role !== 'manager') throw forbidden(M.teamSuggestNotAllowed);
       }
@@ -34,10 +33,10 @@ export function teamSuggestions(ctx: TeamsContext) {
       if (query.projectId || (!tags.length && projectId)) {
         if (!isUuid(projectId)) throw notFound(M.projectNotFound);
         const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type, tags: projects.tags }).from(projects).where(eq(projects.id, projectId));
-        if (!p || (p.type === 'adult' && !canSeeAdult(actor) && p.ownerId !== user.id)) throw notFound(M.projectNotFound);
+        if (!p || !canSeeItem(actor, p)) throw notFound(M.projectNotFound);
         if (!tags.length) tags = p.tags;
       }
-      return { items: await suggestPeople(db, { tags, ownerId: team.ownerId, callerId: user.id, teamId: team.id }) };
+      return { items: await suggestPeople(db, { viewer: viewerOf(actor), tags, ownerId: team.ownerId, callerId: user.id, teamId: team.id }) };
     },
   };
 }

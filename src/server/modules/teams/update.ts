@@ -14,7 +14,7 @@ export function teamUpdates(ctx: TeamsContext) {
     async update(actor: Actor, id: string, input: Out<typeof UpdateTeamInput>): Promise<TeamDto> {
       await db.transaction(async (tx) => {
         const { user, team } = await ownedTeamForUpdate(tx, actor, id);
-        if (input.projectId && input.projectId !== team.projectId) await assertOwnProject(tx, user, input.projectId);
+        if (input.projectId && input.projectId !== team.projectId) await assertOwnProject(tx, actor, input.projectId);
         if (input.imageUrl) await assertOwnImages(tx, user.id, [input.imageUrl], team.imageUrl ? [team.imageUrl] : []);
         const patch: Partial<typeof teams.$inferInsert> = {
           name: input.name,

@@ -1,4 +1,5 @@
 import type { users } from '../../db/schema';
+import { isAdminAccount } from '../../lib/access';
 import type { PublicUserDto, UserDto } from '../../../shared/schemas/user';
 
 type UserRow = typeof users.$inferSelect;
@@ -15,7 +16,7 @@ export function toUserDto(u: UserRow): UserDto {
     imageUrl: u.imageUrl,
     avatarUrl: u.imageUrl,
     role: u.role,
-    isAdmin: u.isAdmin || u.role === 'admin',
+    isAdmin: isAdminAccount(u),
     hasAdultAccess: u.hasAdultAccess,
     emailVerified: u.emailVerifiedAt !== null,
     createdAt: u.createdAt,

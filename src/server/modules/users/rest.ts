@@ -18,7 +18,7 @@ export function usersRest(app: FastifyInstance, { users, campaigns, teams }: Ser
     errors: {},
     query: PublicUsersQuery,
     response: PublicUserListSchema,
-    handler: ({ query }) => users.listPublic(query),
+    handler: ({ query, actor }) => users.listPublic(actor, query),
   });
   restRoute(app, {
     method: 'GET',
@@ -40,7 +40,7 @@ export function usersRest(app: FastifyInstance, { users, campaigns, teams }: Ser
     errors: { 404: 'User not found' },
     params: IdParams,
     response: PublicUserSchema,
-    handler: ({ params }) => users.getPublic(params.id),
+    handler: ({ params, actor }) => users.getPublic(actor, params.id),
   });
   restRoute(app, {
     method: 'GET',

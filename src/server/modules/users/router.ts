@@ -11,11 +11,11 @@ export const usersRouter = router({
   list: publicProcedure
     .input(PublicUsersQuery)
     .output(PublicUserListSchema)
-    .query(({ ctx, input }) => ctx.services.users.listPublic(input)),
+    .query(({ ctx, input }) => ctx.services.users.listPublic(ctx.actor, input)),
   get: publicProcedure
     .input(z.object({ id: IdSchema }))
     .output(PublicUserSchema)
-    .query(({ ctx, input }) => ctx.services.users.getPublic(input.id)),
+    .query(({ ctx, input }) => ctx.services.users.getPublic(ctx.actor, input.id)),
   campaigns: publicProcedure
     .input(ListQuery.extend({ userId: IdSchema }))
     .output(CampaignListSchema)

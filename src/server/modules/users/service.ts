@@ -5,13 +5,12 @@ import type { PublicUsersQuery, UpdateProfileInput } from '../../../shared/schem
 import { PublicUserSchema, type PublicUserDto, type UserDto } from '../../../shared/schemas/user';
 import { projects, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { conflict, forbidden, isUniqueViolation, notFound } from '../../lib/errors';
+import { conflict, isUniqueViolation, notFound } from '../../lib/errors';
 import { changedFields, recordChange } from '../../lib/history';
 import { likeEscape, prefixTsQuery, textArray } from '../../lib/listing';
 import { suggestPeople } from '../../lib/suggestions';
-import { requireUser } from '../auth/service';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/access';
+import { canSeeItem, canSeeProfile, profileVisibleSql, requireOwner, requireUser, viewerOf } from '../../lib/access';
 import { toPublicUserDto, toUserDto } from './dto';
 
 export const SuggestedUserSchema = PublicUserSchema.extend({ sharedTags: z.array(z.string()) });
@@ -23,9 +22,9 @@ export function createUsersService(deps: Deps) {
   const { db } = deps;
   return {
     /** The people directory: search by name or username, filter by tags (all or any), newest first. */
-    async listPublic(query: z.output<typeof PublicUsersQuery>) {
+    async listPublic(actor: Actor, query: z.output<typeof PublicUsersQuery>) {
       const { q, tags, match, page, limit } = query;
-      const conds: SQL[] = [];
+      const conds: SQL[] = [profileVisibleSql(viewerOf(actor))];
       if (q) {
         const ts = prefixTsQuery(q);
         const like = `%${likeEscape(q)}%`;
@@ -33,7 +32,7 @@ export function createUsersService(deps: Deps) {
         conds.push(ts ? or(sql`${users.searchVector} @@ to_tsquery('simple', ${ts})`, text)! : text);
       }
       if (tags.length) conds.push(match === 'all' ? sql`${users.tags} @> ${textArray(tags)}` : sql`${users.tags} && ${textArray(tags)}`);
-      const where = conds.length ? and(...conds) : undefined;
+      const where = and(...conds);
       const [rows, [{ n }]] = await Promise.all([
         db
           .select(publicColumns)
@@ -47,10 +46,10 @@ export function createUsersService(deps: Deps) {
       return { items: rows.map(toPublicUserDto), total: Number(n), page, limit };
     },
 
-    async getPublic(id: string): Promise<PublicUserDto> {
+    async getPublic(actor: Actor, id: string): Promise<PublicUserDto> {
       if (!isUuid(id)) throw notFound(M.userNotFound);
       const [u] = await db.select(publicColumns).from(users).where(eq(users.id, id));
-      if (!u) throw notFound(M.userNotFound);
+      if (!u || !canSeeProfile(actor, u)) throw notFound(M.userNotFound);
       return toPublicUserDto(u);
     },
 
@@ -85,9 +84,9 @@ export function createUsersService(deps: Deps) {
         .select({ ownerId: projects.ownerId, tags: projects.tags, type: projects.type })
         .from(projects)
         .where(eq(projects.id, projectId));
-      if (!project || (project.type === 'adult' && !canSeeAdult(actor))) throw notFound(M.projectNotFound);
-      if (project.ownerId !== user.id) throw forbidden(M.notOwner);
-      return { items: await suggestPeople(db, { tags: project.tags, ownerId: project.ownerId, callerId: user.id }) };
+      if (!project || !canSeeItem(actor, project)) throw notFound(M.projectNotFound);
+      requireOwner(actor, project.ownerId);
+      return { items: await suggestPeople(db, { viewer: viewerOf(actor), tags: project.tags, ownerId: project.ownerId, callerId: user.id }) };
     },
   };
 }
