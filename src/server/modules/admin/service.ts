@@ -2,7 +2,6 @@ import { and, asc, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import { isAdmin } from '../../../shared/roles';
 import type {
   AdminUserDto,
   AdminUsersPage,
@@ -15,18 +14,18 @@ import type {
 } from '../../../shared/schemas/admin';
 import { changeHistory, storedTokens, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { conflict, forbidden, notFound } from '../../lib/errors';
+import { conflict, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { afterCursor, likeEscape, pageOf, readCursor } from '../../lib/listing';
-import { requireUser } from '../auth/service';
+import { adminAccountSql, isAdminAccount, requireAdmin } from '../../lib/access';
 import { setAdminById } from '../users/admin-grant';
 import { open, seal, secretsKey } from './secrets';
 
 type UserRow = typeof users.$inferSelect;
 
 function toAdminUser(u: Pick<UserRow, 'id' | 'name' | 'username' | 'email' | 'phone' | 'role' | 'isAdmin' | 'createdAt'>): AdminUserDto {
-  const admin = isAdmin(u);
+  const admin = isAdminAccount(u);
   return {
     _id: u.id,
     name: u.name,
@@ -59,12 +58,6 @@ export function createAdminService(deps: Deps) {
   const { db, config, log } = deps;
   // resolved at start, so a development key (and its warning) appears when the server starts
   const key = secretsKey(config, log);
-
-  function requireAdmin(actor: Actor) {
-    const { user } = requireUser(actor);
-    if (!isAdmin(user)) throw forbidden(M.accessDenied);
-    return user;
-  }
 
   return {
     /** Stored tokens by name: name and dates only. */
@@ -130,7 +123,7 @@ export function createAdminService(deps: Deps) {
         if (digits.length >= 3) any.push(sql`regexp_replace(coalesce(${users.phone}, ''), '\\D', '', 'g') like ${`%${digits}%`}`);
         conds.push(or(...any)!);
       }
-      const adminSql = sql`(${users.isAdmin} or ${users.role} = 'admin')`;
+      const adminSql = adminAccountSql(users);
       if (role === 'admin') conds.push(adminSql);
       if (role === 'user') conds.push(sql`not ${adminSql}`);
       const where = conds.length ? and(...conds) : undefined;

@@ -7,7 +7,7 @@ import type { Actor, Deps } from '../../deps';
 import { badRequest, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
-import { requireUser } from '../auth/service';
+import { requireUser } from '../../lib/access';
 
 export function createBlocksService(deps: Deps) {
   const { db } = deps;

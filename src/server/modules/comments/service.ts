@@ -2,7 +2,6 @@ import { and, asc, eq, isNull, or, sql, type SQL, type AnyColumn } from 'drizzle
 import { alias } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import { isAdmin } from '../../../shared/roles';
 import {
   COMMENT_INLINE_REPLIES,
   type CommentDto,
@@ -19,7 +18,7 @@ import { AppError, forbidden, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages } from '../../lib/items';
 import { encodeCursor, pageOf, readCursor } from '../../lib/listing';
-import { requireUser } from '../auth/service';
+import { canDeleteComment, requireUser } from '../../lib/access';
 import type { CampaignsService } from '../campaigns/service';
 
 type Out<T extends z.ZodType> = z.output<T>;
@@ -311,7 +310,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
       await items.campaigns.get(actor, campaignId);
       const { c, author } = await commentOf(campaignId, commentId);
       const [campaign] = await db.select({ ownerId: campaigns.ownerId }).from(campaigns).where(eq(campaigns.id, campaignId));
-      if (c.userId !== user.id && campaign?.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.commentDeleteNotAllowed);
+      if (!canDeleteComment(user, c.userId, campaign?.ownerId)) throw forbidden(M.commentDeleteNotAllowed);
       if (c.deletedAt) return toDto(c, author);
       const [row] = await db.update(comments).set({ deletedAt: new Date(), text: '', imageUrl: null }).where(eq(comments.id, c.id)).returning();
       return toDto(row, author);

@@ -9,9 +9,8 @@ import { badRequest, conflict, forbidden } from '../../lib/errors';
 import { isPast, visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
-import { isAdmin } from '../../../shared/roles';
 import { supportTemplates } from '../../mail/support-templates';
-import { requireUser } from '../auth/service';
+import { requireOwnerOrAdmin, requireUser } from '../../lib/access';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -114,9 +113,9 @@ export function createSupportsService(deps: Deps) {
       campaignId: string,
       query: Out<typeof SupportersQuery>,
     ): Promise<{ items: SupporterDto[]; nextCursor: string | null; title: string }> {
-      const { user } = requireUser(actor);
+      requireUser(actor);
       const c = await supportable(actor, campaignId);
-      if (c.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
+      requireOwnerOrAdmin(actor, c.ownerId);
       const cursor = readCursor(query.cursor);
       const rows = await db
         .select({ id: supports.id, confirmedAt: supports.confirmedAt, email: supports.email, name: users.name, username: users.username })

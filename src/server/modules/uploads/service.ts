@@ -8,7 +8,7 @@ import { images, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { AppError, badRequest } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
-import { requireUser } from '../auth/service';
+import { requireUser } from '../../lib/access';
 import { createGate } from './gate';
 import { altFromFilename, encodeImage, named, type EncodedImage, type ImageKind } from './images';
 
