@@ -9,10 +9,11 @@ export function tagsRest(app: FastifyInstance, { tags }: Services): void {
     url: '/api/tags',
     summary: 'Tags that start with a text',
     tag: 'tags',
-    auth: 'none',
+    auth: 'optional',
+    description: 'Only tags that something the caller may see carries (a tag of adult items only needs adult access).',
     errors: {},
     query: TagSearchQuery,
     response: TagListSchema,
-    handler: ({ query }) => tags.search(query),
+    handler: ({ query, actor }) => tags.search(actor, query),
   });
 }

@@ -5,5 +5,5 @@ export const tagsRouter = router({
   search: publicProcedure
     .input(TagSearchQuery)
     .output(TagListSchema)
-    .query(({ ctx, input }) => ctx.services.tags.search(input)),
+    .query(({ ctx, input }) => ctx.services.tags.search(ctx.actor, input)),
 });
