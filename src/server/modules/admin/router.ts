@@ -10,24 +10,24 @@ import {
   UserHistoryQuery,
 } from '../../../shared/schemas/admin';
 import { IdSchema } from '../../../shared/schemas/common';
-import { authedProcedure, router } from '../../trpc/init';
+import { adminProcedure, router } from '../../trpc/init';
 
-/** The admin console (the service answers 403 to everybody but admins). */
+/** The admin console: admins only (adminProcedure: 401 signed out, 403 for everybody else; the service checks again). */
 export const adminRouter = router({
-  tokens: authedProcedure.output(StoredTokensSchema).query(({ ctx }) => ctx.services.admin.listTokens(ctx.actor)),
-  storeToken: authedProcedure
+  tokens: adminProcedure.output(StoredTokensSchema).query(({ ctx }) => ctx.services.admin.listTokens(ctx.actor)),
+  storeToken: adminProcedure
     .input(StoreTokenInput)
     .output(StoreTokenResult)
     .mutation(({ ctx, input }) => ctx.services.admin.storeToken(ctx.actor, input)),
-  users: authedProcedure
+  users: adminProcedure
     .input(AdminUsersQuery.prefault({}))
     .output(AdminUsersPage)
     .query(({ ctx, input }) => ctx.services.admin.listUsers(ctx.actor, input)),
-  userHistory: authedProcedure
+  userHistory: adminProcedure
     .input(UserHistoryQuery.extend({ id: IdSchema }))
     .output(UserHistoryPage)
     .query(({ ctx, input }) => ctx.services.admin.userHistory(ctx.actor, input.id, input)),
-  setAdmin: authedProcedure
+  setAdmin: adminProcedure
     .input(SetAdminInput.extend({ id: IdSchema }))
     .output(AdminUserSchema)
     .mutation(({ ctx, input }) => ctx.services.admin.setAdmin(ctx.actor, input.id, input.admin)),
