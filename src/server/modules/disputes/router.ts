@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdSchema } from '../../../shared/schemas/common';
 import { AdminDisputeSchema, AdminDisputesQuery, DisputeInput, DisputeSchema, DisputesQuery, DisputeStatusInput } from '../../../shared/schemas/payouts';
-import { authedProcedure, router } from '../../trpc/init';
+import { adminProcedure, authedProcedure, router } from '../../trpc/init';
 
 export const disputesRouter = router({
   create: authedProcedure
@@ -12,11 +12,11 @@ export const disputesRouter = router({
     .input(DisputesQuery.prefault({}))
     .output(z.object({ items: z.array(DisputeSchema), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.disputes.mine(ctx.actor, input)),
-  adminList: authedProcedure
+  adminList: adminProcedure
     .input(AdminDisputesQuery.prefault({}))
     .output(z.object({ items: z.array(AdminDisputeSchema), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.disputes.adminList(ctx.actor, input)),
-  setStatus: authedProcedure
+  setStatus: adminProcedure
     .input(DisputeStatusInput.extend({ id: IdSchema }))
     .output(DisputeSchema)
     .mutation(({ ctx, input }) => ctx.services.disputes.setStatus(ctx.actor, input.id, input)),

@@ -10,7 +10,7 @@ import {
   PayoutSchema,
   RejectInput,
 } from '../../../shared/schemas/payouts';
-import { authedProcedure, router } from '../../trpc/init';
+import { adminProcedure, authedProcedure, router } from '../../trpc/init';
 
 const Page = CampaignDonationsQuery.omit({ format: true });
 
@@ -27,15 +27,15 @@ export const payoutsRouter = router({
     .input(Page.extend({ campaignId: IdSchema }))
     .output(z.object({ items: z.array(PayoutSchema), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.payouts.ofCampaign(ctx.actor, input.campaignId, input)),
-  adminList: authedProcedure
+  adminList: adminProcedure
     .input(AdminPayoutsQuery.prefault({}))
     .output(z.object({ items: z.array(AdminPayoutSchema), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.payouts.adminList(ctx.actor, input)),
-  approve: authedProcedure
+  approve: adminProcedure
     .input(ApproveInput.extend({ id: IdSchema }))
     .output(PayoutSchema)
     .mutation(({ ctx, input }) => ctx.services.payouts.approve(ctx.actor, input.id, input)),
-  reject: authedProcedure
+  reject: adminProcedure
     .input(RejectInput.extend({ id: IdSchema }))
     .output(PayoutSchema)
     .mutation(({ ctx, input }) => ctx.services.payouts.reject(ctx.actor, input.id, input)),
