@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { CAMPAIGN_STATUSES, CATEGORIES, type CampaignStatus, type Category } from '../../shared/constants';
+import { CATEGORIES, type CampaignStatus, type Category } from '../../shared/constants';
 import { useSession } from '../auth/useSession';
 import { categoryLabel } from './itemText';
 
@@ -10,35 +10,9 @@ export interface SortChoice<S extends string = string> {
   label: string;
 }
 
-/**
- * What /campaigns and /projects show, as the URL says it (`?q=&type=&status=&sort=`). Defaults are
- * left out: no `type` is every category, no `status` is active and past, no `sort` is the first
- * sort (newest). A value the page does not offer reads as its default.
- */
-export interface ListFilters {
-  q: string;
-  type?: Category;
-  status?: CampaignStatus;
-  /** Only a sort other than the default (the first of the page's sorts). */
-  sort?: string;
-}
+import { ENDING_SORT, type ListFilters, parseListFilters } from '../../shared/first-queries';
 
-/** 'ending' lists active campaigns only: with it, the status choice is Active and not a choice. */
-export const ENDING_SORT = 'ending';
-
-/** Reads the URL's filters; `sorts` and `withStatus` are what the page offers. */
-export function parseListFilters(params: URLSearchParams, sorts: readonly SortChoice[], withStatus: boolean): ListFilters {
-  const filters: ListFilters = { q: (params.get('q') ?? '').trim() };
-  const type = params.get('type');
-  if (type && (CATEGORIES as readonly string[]).includes(type)) filters.type = type as Category;
-  const sort = params.get('sort');
-  if (sort && sort !== sorts[0]?.value && sorts.some((s) => s.value === sort)) filters.sort = sort;
-  const status = params.get('status');
-  if (withStatus && filters.sort !== ENDING_SORT && status && (CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
-    filters.status = status as CampaignStatus;
-  }
-  return filters;
-}
+export { ENDING_SORT, type ListFilters };
 
 /** Whether a category, a status or a sort that narrows the list (ending) is chosen; the search is apart. */
 export function narrowed(f: ListFilters): boolean {
@@ -66,7 +40,13 @@ export function useListFilters(sorts: readonly SortChoice[], withStatus: boolean
     setPending(null);
   }
   const waiting = seen === key && pending !== null && pending.from === key ? pending : null;
-  const filters = waiting ? waiting.filters : parseListFilters(params, sorts, withStatus);
+  const filters = waiting
+    ? waiting.filters
+    : parseListFilters(
+        params,
+        sorts.map((s) => s.value),
+        withStatus,
+      );
   const set = (patch: Partial<Omit<ListFilters, 'q'>>) => {
     const next = { ...filters, ...patch };
     const p = new URLSearchParams(params);
@@ -76,7 +56,15 @@ export function useListFilters(sorts: readonly SortChoice[], withStatus: boolean
     if (next.sort && next.sort !== sorts[0]?.value) p.set('sort', next.sort);
     const to = p.toString();
     if (to === (waiting ? waiting.to : key)) return;
-    setPending({ from: key, to, filters: parseListFilters(p, sorts, withStatus) });
+    setPending({
+      from: key,
+      to,
+      filters: parseListFilters(
+        p,
+        sorts.map((s) => s.value),
+        withStatus,
+      ),
+    });
     setParams(p);
   };
   return [filters, set];

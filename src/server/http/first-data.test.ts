@@ -121,6 +121,15 @@ describe('the first data of a page', () => {
       pages: { items: { title: string }[] }[];
     };
     expect(found.pages[0].items.map((i) => i.title)).toEqual(['Radio for the estate']);
+
+    // the discover choices: the page's first data is the filtered list, under the key the page asks
+    // with (defaults and values the page does not offer left out)
+    await createCampaign(owner, { title: 'Bass lines for the block', type: 'music' });
+    const music = await page('/campaigns?type=music&sort=funded&status=bogus');
+    const musicList = music.answer([['campaigns', 'list'], { input: { q: '', limit: PAGE_SIZE, type: 'music', sort: 'funded' }, type: 'infinite' }]) as {
+      pages: { items: { title: string; type: string }[] }[];
+    };
+    expect(musicList.pages[0].items.map((i) => i.title)).toEqual(['Bass lines for the block']);
   });
 
   it('answers a repeat visit with 304 while the page says the same, and with the new page once it changed', async () => {

@@ -1,7 +1,7 @@
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import superjson from 'superjson';
-import { campaignInput, campaignListInput, FIRST_DATA_ID, homeCampaignsInput } from '../../shared/first-queries';
+import { campaignFilters, campaignInput, campaignListInput, FIRST_DATA_ID, homeCampaignsInput } from '../../shared/first-queries';
 import type { AppRouteName } from '../../shared/routes';
 import type { Context } from '../trpc/init';
 import { appRouter } from '../trpc/router';
@@ -21,7 +21,7 @@ type Helpers = ReturnType<typeof createServerSideHelpers<typeof appRouter>>;
 /** The reads of each public page's first paint (the same inputs its components use: shared/first-queries.ts). */
 const PAGE_READS: Partial<Record<AppRouteName, (h: Helpers, params: Record<string, string>, search: URLSearchParams) => Promise<unknown>>> = {
   home: (h) => h.campaigns.list.prefetch(homeCampaignsInput()),
-  campaigns: (h, _params, search) => h.campaigns.list.prefetchInfinite(campaignListInput(search.get('q') ?? '')),
+  campaigns: (h, _params, search) => h.campaigns.list.prefetchInfinite(campaignListInput(campaignFilters(search))),
   campaign: (h, params) => h.campaigns.get.prefetch(campaignInput(params.id ?? '')),
 };
 

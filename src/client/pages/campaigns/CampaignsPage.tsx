@@ -2,7 +2,6 @@ import { keepPreviousData } from '@tanstack/react-query';
 import type { CampaignSort } from '../../../shared/constants';
 import { campaignListInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
-import type { CampaignListQuery } from '../../../shared/schemas/campaigns';
 import { FavoriteButton } from '../../components/FavoriteButton';
 import { ItemListPage, nextPageParam } from '../../components/ItemList';
 import type { ListFilters, SortChoice } from '../../components/ListFilters';
@@ -16,21 +15,8 @@ const CAMPAIGN_SORT_CHOICES: readonly SortChoice<CampaignSort>[] = [
   { value: 'supported', label: 'Most supporters' },
 ];
 
-/**
- * The list's input: the first paint's (shared/first-queries.ts, which the server answers inside
- * the page) with only the choices that differ from the defaults, so the default view keeps its
- * query key and the first data fits it.
- */
-function campaignsInput({ q, type, status, sort }: ListFilters): CampaignListQuery {
-  const input: CampaignListQuery = campaignListInput(q);
-  if (type) input.type = type;
-  if (status) input.status = status;
-  if (sort) input.sort = sort as CampaignSort;
-  return input;
-}
-
 const useCampaigns = (filters: ListFilters) =>
-  trpc.campaigns.list.useInfiniteQuery(campaignsInput(filters), { getNextPageParam: nextPageParam, placeholderData: keepPreviousData });
+  trpc.campaigns.list.useInfiniteQuery(campaignListInput(filters), { getNextPageParam: nextPageParam, placeholderData: keepPreviousData });
 
 /**
  * /campaigns (accepts q, type, status, sort): search bound to ?q=, the category, status and sort
