@@ -1,7 +1,6 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { M } from '../../../shared/messages';
-import { isAdmin } from '../../../shared/roles';
 import type {
   AdminDisputeDto,
   AdminDisputesQuery,
@@ -17,7 +16,7 @@ import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { canSeeAdult } from '../../lib/access';
+import { canSeeDonation, itemVisibleSql, mayHoldPayouts, requireAdmin, viewerOf } from '../../lib/access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';
@@ -134,18 +133,11 @@ export async function holdsPayout(via: DbOrTx, p: { id: string; campaignId: stri
 export function createDisputesService(deps: Deps) {
   const { db, config, mailer } = deps;
 
-  function requireAdmin(actor: Actor) {
-    const { user } = requireUser(actor);
-    if (!isAdmin(user)) throw forbidden(M.accessDenied);
-    return user;
-  }
-
   return {
     async create(actor: Actor, input: Out<typeof DisputeInput>): Promise<DisputeDto> {
       const { user } = requireUser(actor);
       if (!isUuid(input.campaignId)) throw notFound(M.campaignNotFound);
-      const conds: SQL[] = [eq(campaigns.id, input.campaignId)];
-      if (!canSeeAdult(actor)) conds.push(ne(campaigns.type, 'adult'));
+      const conds: SQL[] = [eq(campaigns.id, input.campaignId), itemVisibleSql(viewerOf(actor), campaigns)];
       const [c] = await db
         .select({ id: campaigns.id, title: campaigns.title, ownerId: campaigns.ownerId, ownerEmail: users.email })
         .from(campaigns)
@@ -156,13 +148,13 @@ export function createDisputesService(deps: Deps) {
       // supporters, its owner (their own money: how they stop a payout requested by mistake)
       // and admins. Anyone else would freeze a stranger's money.
       const holds = holdsPayouts(input);
-      if (holds && c.ownerId !== user.id && !isAdmin(user) && !(await hasStake(db, c.id, user))) throw forbidden(M.disputePayoutNoStake);
+      if (holds && !(await mayHoldPayouts(actor, c.ownerId, () => hasStake(db, c.id, user)))) throw forbidden(M.disputePayoutNoStake);
       if (input.donationId) {
         // a donation the author can see: their own, or any of their own campaign's
         const [d] = isUuid(input.donationId)
           ? await db.select({ campaignId: donations.campaignId, donorId: donations.donorId }).from(donations).where(eq(donations.id, input.donationId))
           : [];
-        if (!d || (d.donorId !== user.id && c.ownerId !== user.id)) throw notFound(M.donationNotFound);
+        if (!d || !canSeeDonation(actor, { donorId: d.donorId, campaignOwnerId: c.ownerId })) throw notFound(M.donationNotFound);
         if (d.campaignId !== c.id) throw badRequest(M.disputeDonationOtherCampaign);
       }
       if (input.payoutId) {

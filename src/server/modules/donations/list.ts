@@ -1,12 +1,10 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { M } from '../../../shared/messages';
+import { requireOwnerOrAdmin } from '../../lib/access';
 import { toMajor } from '../../../shared/money';
-import { isAdmin } from '../../../shared/roles';
 import type { CampaignDonationDto, CampaignDonationsQuery, SupportedQuery } from '../../../shared/schemas/donations';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { campaignDonors, donations, supports, users } from '../../db/schema';
 import type { Actor } from '../../deps';
-import { forbidden } from '../../lib/errors';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { requireUser } from '../auth/service';
 import type { DonationsContext } from './context';
@@ -19,9 +17,9 @@ export function donationLists(ctx: DonationsContext) {
   return {
     /** A campaign's donations that moved money (succeeded or refunded), newest first: its owner and admins only. */
     async ofCampaign(actor: Actor, campaignId: string, query: Out<typeof CampaignDonationsQuery>) {
-      const { user } = requireUser(actor);
+      requireUser(actor);
       const campaign = await visible(actor, campaignId);
-      if (campaign.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
+      requireOwnerOrAdmin(actor, campaign.ownerId);
       const cursor = readCursor(query.cursor);
       const rows = await db
         .select({ d: donations, name: users.name, username: users.username })

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
+import { isOwnerOrAdmin } from '../../lib/access';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
-import { isAdmin } from '../../../shared/roles';
 import type { ReceiptDto } from '../../../shared/schemas/donations';
 import { equalHex } from '../../auth/crypto';
 import { campaigns, donations } from '../../db/schema';
@@ -25,7 +25,7 @@ export function donationReceipts(ctx: DonationsContext) {
         .where(eq(donations.id, id));
       if (!row) throw notFound(M.donationNotFound);
       const { d } = row;
-      const owner = actor.user?.id === row.ownerId || isAdmin(actor.user);
+      const owner = isOwnerOrAdmin(actor.user, row.ownerId);
       const donor = (actor.user && d.donorId === actor.user.id) || (!!token && !d.donorId && equalHex(token, tokenOf(d.id)));
       if (!owner && !donor) throw notFound(M.donationNotFound);
       return {

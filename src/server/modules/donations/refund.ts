@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { isOwnerOrAdmin } from '../../lib/access';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
-import { isAdmin } from '../../../shared/roles';
 import type { ReceiptDto, RefundInput } from '../../../shared/schemas/donations';
 import type { Tx } from '../../db/client';
 import { campaignDonors, campaigns, donations, ledgerEntries, ledgerGroups, payouts } from '../../db/schema';
@@ -44,7 +44,7 @@ export function donationRefunds(ctx: DonationsContext, receipts: DonationReceipt
         .from(donations)
         .innerJoin(campaigns, eq(campaigns.id, donations.campaignId))
         .where(eq(donations.id, id));
-      const owner = peek && (peek.ownerId === user.id || isAdmin(user));
+      const owner = peek && isOwnerOrAdmin(user, peek.ownerId);
       if (!peek || (!owner && peek.donorId !== user.id)) throw notFound(M.donationNotFound);
       if (!owner) throw forbidden(M.notOwner);
       const refunded = await db.transaction(async (tx) => {

@@ -1,9 +1,9 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
+import { requireAdmin, requireOwner, requireOwnerOrAdmin } from '../../lib/access';
 import type { z } from 'zod';
 import { DEFAULT_REJECTION_REASON } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { toMajor, toMinor } from '../../../shared/money';
-import { isAdmin } from '../../../shared/roles';
 import type { AdminPayoutDto, AdminPayoutsQuery, ApproveInput, BalanceDto, PayoutDto, PayoutRequestInput, RejectInput } from '../../../shared/schemas/payouts';
 import { equalHex, sha256Hex } from '../../auth/crypto';
 import type { DbOrTx } from '../../db/client';
@@ -70,9 +70,9 @@ export function createPayoutsService(deps: Deps) {
   }
 
   async function ownerOrAdmin(actor: Actor, campaignId: string) {
-    const { user } = requireUser(actor);
+    requireUser(actor);
     const c = await visible(actor, campaignId);
-    if (c.ownerId !== user.id && !isAdmin(user)) throw forbidden(M.notOwner);
+    requireOwnerOrAdmin(actor, c.ownerId);
     return c;
   }
 
@@ -103,8 +103,7 @@ export function createPayoutsService(deps: Deps) {
     id: string,
     decision: { status: 'paid'; payoutBatchId: string | null } | { status: 'rejected'; reason: string },
   ): Promise<PayoutDto> {
-    const { user } = requireUser(actor);
-    if (!isAdmin(user)) throw forbidden(M.accessDenied);
+    const user = requireAdmin(actor);
     if (!isUuid(id)) throw notFound(M.payoutNotFound);
     const decided = await db.transaction(async (tx) => {
       const [p] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
@@ -174,9 +173,9 @@ export function createPayoutsService(deps: Deps) {
      * retried request answer the same payout.
      */
     async request(actor: Actor, campaignId: string, input: Out<typeof PayoutRequestInput>, idempotencyKey?: string): Promise<PayoutDto> {
-      const { user } = requireUser(actor);
+      requireUser(actor);
       const c = await visible(actor, campaignId);
-      if (c.ownerId !== user.id) throw forbidden(M.notOwner);
+      const user = requireOwner(actor, c.ownerId);
       if (!user.emailVerifiedAt) throw forbidden(M.verifyBeforePayout);
       const requestHash = sha256Hex(JSON.stringify([user.id, c.id, input.recipientPaypalEmail.toLowerCase(), input.amount ?? null]));
       // the key as stored: kept for the one who sent it (lib/idempotency.ts)
@@ -245,8 +244,7 @@ export function createPayoutsService(deps: Deps) {
 
     /** Payouts for the admin table (by status), newest first, each with its campaign and whether it is disputed. */
     async adminList(actor: Actor, query: Out<typeof AdminPayoutsQuery>): Promise<{ items: AdminPayoutDto[]; nextCursor: string | null }> {
-      const { user } = requireUser(actor);
-      if (!isAdmin(user)) throw forbidden(M.accessDenied);
+      requireAdmin(actor);
       const cursor = readCursor(query.cursor);
       const rows = await db
         .select({ p: payouts, title: campaigns.title, disputed: payoutDisputedSql })
