@@ -193,7 +193,8 @@ function operationOf(route: RestRouteMeta, components: Json): Json {
   };
   if (route.params || route.query || route.body) add('400', 'Invalid input (the message names the field)');
   if (route.body) add('400', 'the body is not valid JSON');
-  if (route.auth === 'required') add('401', 'Not signed in');
+  if (route.auth === 'required' || route.auth === 'admin') add('401', 'Not signed in');
+  if (route.auth === 'admin') add('403', 'Not an admin');
   for (const [status, text] of Object.entries(route.errors)) add(status, text as string);
   // a provider's webhook comes from no browser: it carries no Origin and no cookie
   if (UNSAFE.has(route.method) && !route.rawBody) add('403', 'A write from another site, or one that rides on the session cookie without an `Origin` header');

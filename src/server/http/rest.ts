@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
 import type { z } from 'zod';
 import type { Actor } from '../deps';
 import { IdempotencyKeySchema } from '../../shared/schemas/donations';
+import { requireAdmin, requireUser } from '../lib/access';
 import { zodToAppError } from './errors';
 import { responseJsonSchema } from './response-schema';
 
@@ -30,9 +31,23 @@ export type ApiTag =
 
 /**
  * Who may call a route: `none` reads no session; `optional` answers everybody and more to the
- * signed-in (a session cookie or a bearer token); `required` needs a session.
+ * signed-in (a session cookie or a bearer token); `required` needs a session; `admin` an admin's
+ * session. The door enforces `required` and `admin` itself before the route reads its input
+ * (`authGate`); the services keep their own checks.
  */
-export type ApiAuth = 'none' | 'optional' | 'required';
+export type ApiAuth = 'none' | 'optional' | 'required' | 'admin';
+
+/**
+ * The door's check of a route's `auth`, run as the route's own onRequest hook (after the
+ * app's, which put the caller on `request.actor`), so no body is read for a caller who may not
+ * call: 401 'Sign in required' signed out, and for `admin` 403 'Access denied' to everybody else
+ * (lib/access.ts's requireUser and requireAdmin).
+ */
+export function authGate(auth: ApiAuth): onRequestHookHandler | undefined {
+  if (auth === 'required') return async (req) => void requireUser(req.actor);
+  if (auth === 'admin') return async (req) => void requireAdmin(req.actor);
+  return undefined;
+}
 
 /** The failures a route answers with `{ error }` (besides the door's own, see http/openapi.ts). */
 export type ApiError = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
@@ -124,6 +139,7 @@ export function restRoute<
     method: route.method,
     url: route.url,
     config: { rest: meta },
+    onRequest: authGate(route.auth),
     schema:
       status === 204
         ? undefined
@@ -162,7 +178,7 @@ export function plainRoute(
   route: RouteDoc & Pick<RestRouteMeta, 'method' | 'url' | 'params' | 'query' | 'response'> & { status?: number; handler: RouteHandlerMethod },
 ): void {
   const { handler, ...declared } = route;
-  app.route({ method: route.method, url: route.url, config: { rest: { ...declared, status: route.status ?? 200 } }, handler });
+  app.route({ method: route.method, url: route.url, config: { rest: { ...declared, status: route.status ?? 200 } }, onRequest: authGate(route.auth), handler });
 }
 
 /**
