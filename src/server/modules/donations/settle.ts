@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { alias, type PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { M } from '../../../shared/messages';
 import { toMajor } from '../../../shared/money';
 import type { Tx } from '../../db/client';
@@ -124,6 +124,24 @@ export function donationSettlement(ctx: DonationsContext) {
   }
 
   /**
+   * A pending donation of this provider settled as `set` says, and the event recorded against it;
+   * null when it was not pending (an event arriving after another settled it).
+   */
+  async function settlePending(tx: Tx, event: PaymentOutcomeEvent, set: PgUpdateSetSource<typeof donations>): Promise<DonationRow | null> {
+    const [d] = await tx
+      .update(donations)
+      .set(set)
+      .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
+      .returning();
+    if (!d) return null;
+    await tx
+      .update(paymentEvents)
+      .set({ donationId: d.id })
+      .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
+    return d;
+  }
+
+  /**
    * The general path of a payment's event, in one transaction: a succeeded payment is booked
    * (`book`) with its monthly donation's next month, a failed one marked with its reason (a
    * monthly charge then retries or gives up); the messages are recorded after the commit.
@@ -149,23 +167,15 @@ export function donationSettlement(ctx: DonationsContext) {
           await keepProblem(tx, provider.name, event, pending.id, problem);
           return { kind: 'mismatch' as const, d: pending, problem };
         }
-        const [d] = await tx
-          .update(donations)
-          .set({
-            status: 'succeeded',
-            // the paid payment's reference, which refunds and chargebacks name (see BOOK_ONE_OFF)
-            providerRef: event.providerRef,
-            succeededAt: now,
-            checkoutUrl: null,
-            updatedAt: now,
-          })
-          .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
-          .returning();
+        const d = await settlePending(tx, event, {
+          status: 'succeeded',
+          // the paid payment's reference, which refunds and chargebacks name (see BOOK_ONE_OFF)
+          providerRef: event.providerRef,
+          succeededAt: now,
+          checkoutUrl: null,
+          updatedAt: now,
+        });
         if (!d) return null;
-        await tx
-          .update(paymentEvents)
-          .set({ donationId: d.id })
-          .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
         await book(tx, d);
         if (d.subscriptionId) {
           const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, d.subscriptionId)).for('update');
@@ -185,22 +195,14 @@ export function donationSettlement(ctx: DonationsContext) {
         }
         return { kind: 'succeeded' as const, d };
       }
-      const [d] = await tx
-        .update(donations)
-        .set({
-          status: 'failed',
-          failureMessage: event.message.slice(0, 300),
-          providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`,
-          checkoutUrl: null,
-          updatedAt: now,
-        })
-        .where(and(eq(donations.id, event.donationId), eq(donations.status, 'pending'), eq(donations.provider, provider.name)))
-        .returning();
+      const d = await settlePending(tx, event, {
+        status: 'failed',
+        failureMessage: event.message.slice(0, 300),
+        providerRef: sql`coalesce(${donations.providerRef}, ${event.providerRef})`,
+        checkoutUrl: null,
+        updatedAt: now,
+      });
       if (!d) return null;
-      await tx
-        .update(paymentEvents)
-        .set({ donationId: d.id })
-        .where(and(eq(paymentEvents.provider, provider.name), eq(paymentEvents.eventId, event.eventId)));
       if (d.subscriptionId) {
         const [sub] = await tx.select().from(subscriptions).where(eq(subscriptions.id, d.subscriptionId)).for('update');
         if (sub?.status === 'active') {
