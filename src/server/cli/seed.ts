@@ -13,6 +13,7 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { DataDirInUseError, openDatabase, type Db } from '../db/client';
 import { campaigns, emailOutbox, projects, users } from '../db/schema';
 import type { Actor, Deps, SignedInActor } from '../deps';
+import { audienceOf } from '../lib/access';
 import { recordChange } from '../lib/history';
 import { dataDirKey } from '../lib/keys';
 import { createRateLimiter } from '../lib/rate-limit';
@@ -1004,7 +1005,7 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
       id: created._id,
       owner: c.owner,
       goal: c.goal,
-      adult: c.type === 'adult',
+      adult: audienceOf(c) === 'adult',
       takesMoney: c.actionMode !== 'support' && (c.targetType ?? 'amount') === 'amount',
       pastDate: c.executionInDays !== undefined && c.executionInDays < 0 ? new Date(now + c.executionInDays * DAY_MS) : null,
     });
