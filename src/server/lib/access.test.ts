@@ -2,7 +2,9 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../shared/constants';
 import { campaigns, comments, disputes, donations, payouts, projects, tagUsage, teams, users } from '../db/schema';
+import { arrayRunner } from '../db/array-rows';
 import type { Actor } from '../deps';
+import { textArrayLiteral } from './listing';
 import { openTestDatabase } from '../../../test/helpers';
 import {
   adminAccountSql,
@@ -21,6 +23,7 @@ import {
   donationVisibleSql,
   isAdminAccount,
   itemVisibleSql,
+  itemVisibleText,
   mayHoldPayouts,
   payoutVisibleSql,
   profileVisibleSql,
@@ -136,6 +139,18 @@ describe('the access rule', () => {
         expect(seen.includes('adult')).toBe(name === 'adultUser' || name === 'owner');
         expect(seen.length).toBe(CATEGORIES.length - (seen.includes('adult') ? 0 : 1));
       }
+    }
+  });
+
+  it('answers the same in the hand-written statement form (itemVisibleText) for every viewer and campaign', async () => {
+    for (const [name, actor] of Object.entries(viewers())) {
+      const v = viewerOf(actor);
+      const text = `select c.type, c.owner_id, ${itemVisibleText('c', '$1', '$2')} as seen from campaigns c`;
+      const found = (await arrayRunner(database.db)({ sql: text, params: [textArrayLiteral(v.audiences), v.userId ?? null] }, false)).map(
+        ([type, ownerId, seen]) => ({ type: String(type), ownerId: String(ownerId), seen: seen === true }),
+      );
+      expect(found.length).toBe(CATEGORIES.length);
+      for (const r of found) expect({ name, type: r.type, seen: r.seen }).toEqual({ name, type: r.type, seen: canSeeItem(actor, r) });
     }
   });
 

@@ -137,6 +137,15 @@ export function itemVisibleSql(viewer: Viewer, t: { audience: AnyColumn | SQL; o
   return sql`(${seen} or ${t.ownerId} = ${viewer.userId}::uuid)`;
 }
 
+/**
+ * `itemVisibleSql` for a statement written out by hand (the donation's one-statement path): over
+ * the item alias `alias`, with the viewer's audiences as a text[] parameter and their account (or
+ * null) as a uuid parameter, given by their placeholders (`$2`, `$3`).
+ */
+export function itemVisibleText(alias: string, audiencesParam: string, userIdParam: string): string {
+  return `(${alias}.audience = any(${audiencesParam}::text[]) or ${alias}.owner_id = ${userIdParam}::uuid)`;
+}
+
 /** The adult category is only for people with adult access (403 otherwise). */
 export function assertCategoryAllowed(user: { hasAdultAccess: boolean }, type: string | undefined): void {
   if (type === 'adult' && !user.hasAdultAccess) throw forbidden(M.adultNotAllowed);

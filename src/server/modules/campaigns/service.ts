@@ -7,7 +7,7 @@ import { campaigns, donations, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
-import { assertCategoryAllowed, canSeeItem, requireUser } from '../../lib/access';
+import { assertCategoryAllowed, canSeeItem, requireOwner, requireUser } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
@@ -114,7 +114,7 @@ export function createCampaignsService(deps: Deps) {
       const [c] = await db.select({ ownerId: campaigns.ownerId, type: campaigns.type }).from(campaigns).where(eq(campaigns.id, id));
       if (!c || !canSeeItem(actor, c)) throw notFound(M.campaignNotFound);
       // the owner's form only: update refuses everybody else (admins too) with 403
-      if (c.ownerId !== user.id) throw forbidden(M.notOwner);
+      requireOwner(actor, c.ownerId);
       const locked = await moneyMoved(db, id);
       return { currencyLocked: locked, targetTypeLocked: locked };
     },

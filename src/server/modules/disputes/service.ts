@@ -16,7 +16,7 @@ import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { canSeeDonation, itemVisibleSql, mayHoldPayouts, requireAdmin, viewerOf } from '../../lib/access';
+import { canSeeDonation, isOwner, itemVisibleSql, mayHoldPayouts, requireAdmin, viewerOf } from '../../lib/access';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { payoutTemplates } from '../../mail/payout-templates';
 import { requireUser } from '../auth/service';
@@ -194,7 +194,7 @@ export function createDisputesService(deps: Deps) {
         await recordChange(tx, { modelName: 'Dispute', action: 'create', key: d.id, fields: ['campaignId', 'type', 'reason', 'details'], actorId: user.id });
         // the owner learns at once that their payouts are held, and why (never who asked)
         const sent =
-          holds && c.ownerId !== user.id
+          holds && !isOwner(user, c.ownerId)
             ? await mailer.record(
                 tx,
                 payoutTemplates.payoutsHeld(c.ownerEmail, {

@@ -19,7 +19,7 @@ import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { clientKey } from '../../lib/idempotency';
 import { isPast } from '../../lib/campaign-access';
-import { canSeeAdult } from '../../lib/access';
+import { audiencesSeen } from '../../lib/access';
 import type { DonationsContext } from './context';
 import { donationRequestHash, periodOf, refuseUnlessTakingDonations, type DonationRow, type Out } from './dto';
 import type { PaymentStarts } from './start';
@@ -166,7 +166,7 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
         providerRef: provider.paymentRefFor?.(donationId) ?? null,
         asyncCommit: provider.inProcess === true,
         campaignId: id,
-        adult: canSeeAdult(actor),
+        audiences: audiencesSeen(actor),
         donorId: user?.id ?? null,
         donorEmail: guestEmail,
         amount,

@@ -2,6 +2,8 @@ import { getTableColumns } from 'drizzle-orm';
 import { arrayRunner, rowMapper } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { donations } from '../../db/schema';
+import { itemVisibleText } from '../../lib/access';
+import { textArrayLiteral } from '../../lib/listing';
 
 /**
  * The donation path's statements, written once as SQL and run prepared (postgres.js keeps a
@@ -147,7 +149,7 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  * donations either); no row when the campaign is unknown or hidden from the donor.
  * The transaction's commit waits for the disk unless $11 says 'off' (set_config's local setting
  * lasts until the statement's own commit): see PaymentProvider.inProcess.
- * $1 campaign, $2 whether the donor may see adult campaigns, $3 donor account or null, $4 guest
+ * $1 campaign, $2 the audiences the donor sees (lib/access.ts), $3 donor account or null, $4 guest
  * email or null, $5 amount (minor units), $6 provider, $7 idempotency key, $8 request hash,
  * $9 the donation's id, $10 the provider's reference when known beforehand, $11
  * synchronous_commit ('on' or 'off').
@@ -157,7 +159,7 @@ with c as (
   select c.id, c.currency, c.action_mode, c.title, o.email as owner_email, coalesce(c.execution_date < now(), false) as past
     from campaigns c
     join users o on o.id = c.owner_id
-   where c.id = $1::uuid and ($2::boolean or c.type <> 'adult')
+   where c.id = $1::uuid and ${itemVisibleText('c', '$2', '$3')}
 ), d as (
   insert into donations (id, campaign_id, donor_id, donor_email, amount, currency, provider, provider_ref, idempotency_key, request_hash)
   select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support' and not c.past
@@ -200,7 +202,8 @@ export function donationStatements(db: Db) {
      */
     async insertPending(p: {
       campaignId: string;
-      adult: boolean;
+      /** The audiences the donor sees (lib/access.ts audiencesSeen). */
+      audiences: readonly string[];
       donorId: string | null;
       donorEmail: string | null;
       amount: number;
@@ -214,7 +217,7 @@ export function donationStatements(db: Db) {
     }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string; past: boolean } | null> {
       const params = [
         p.campaignId,
-        p.adult,
+        textArrayLiteral(p.audiences),
         p.donorId,
         p.donorEmail,
         p.amount,
