@@ -39,7 +39,7 @@ export async function seedComments(sql: postgres.Sql, vocab: readonly string[]):
       from generate_series(1, n)
     $$`);
   try {
-    const [big, small] = await sql<{ id: string }[]>`select id from campaigns where type <> 'adult' order by id limit 2`;
+    const [big, small] = await sql<{ id: string }[]>`select id from campaigns where audience = 'public' order by id limit 2`;
     const words = [...vocab];
     // the big campaign's threads
     await sql`

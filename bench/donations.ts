@@ -65,7 +65,7 @@ export async function seedHotCampaign(sql: postgres.Sql, say: (s: string) => voi
   const rows = await sql<{ id: string; created_at: Date; has_donations: boolean; takes_donations: boolean }[]>`
     select c.id, c.created_at, exists (select 1 from donations d where d.campaign_id = c.id) as has_donations,
            c.action_mode <> 'support' as takes_donations
-    from campaigns c where c.type <> 'adult' order by c.created_at desc, c.id desc offset ${HOT_DEPTH - 1} limit 5000`;
+    from campaigns c where c.audience = 'public' order by c.created_at desc, c.id desc offset ${HOT_DEPTH - 1} limit 5000`;
   let at = -1;
   for (let i = 1; i + PAGE + 1 <= rows.length && at < 0; i++) {
     const window = rows.slice(i, i + PAGE + 1);
@@ -200,10 +200,10 @@ export async function findDonationTargets(probe: postgres.Sql): Promise<Donation
   const problem = await totalsProblem(probe, h.id);
   if (problem) throw new Error(`the hot campaign's totals do not match its ledger: ${problem}`);
   const [before] = await probe<{ id: string; created_at: Date }[]>`
-    select id, created_at from campaigns where type <> 'adult' and (created_at, id) > (${h.created_at}, ${h.id}::uuid)
+    select id, created_at from campaigns where audience = 'public' and (created_at, id) > (${h.created_at}, ${h.id}::uuid)
     order by created_at, id limit 1`;
   const after = await probe<{ id: string; created_at: Date }[]>`
-    select id, created_at from campaigns where type <> 'adult' and (created_at, id) < (${h.created_at}, ${h.id}::uuid)
+    select id, created_at from campaigns where audience = 'public' and (created_at, id) < (${h.created_at}, ${h.id}::uuid)
     order by created_at desc, id desc limit ${PAGE}`;
   const [{ n: emptyTotals }] = await probe<{ n: string }[]>`select count(*) as n from campaign_totals where campaign_id = ${after[0].id}`;
   if (Number(emptyTotals) > 0) throw new Error('the campaign after the hot one has donations');
@@ -214,7 +214,7 @@ export async function findDonationTargets(probe: postgres.Sql): Promise<Donation
   const keepOut = [before.id, h.id, ...after.map((r) => r.id)];
   const writable = (
     await probe<{ id: string }[]>`
-      select id from campaigns where type <> 'adult' and action_mode <> 'support' and id <> all(${keepOut}::uuid[])
+      select id from campaigns where audience = 'public' and action_mode <> 'support' and id <> all(${keepOut}::uuid[])
       order by random() limit ${2 * WRITE_CAMPAIGNS + 2}`
   ).map((r) => r.id);
   if (writable.length < 2 * WRITE_CAMPAIGNS + 2) throw new Error('not enough campaigns that take donations');

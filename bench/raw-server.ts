@@ -9,10 +9,9 @@ import { SEARCH_COUNT_CAP } from '../src/shared/constants';
  * The benchmark's baseline (started by bench/run.ts as a child process, never part of the app):
  * a bare Fastify server whose GET /raw/:name runs, through postgres.js exactly as Drizzle calls
  * it, the SQL that the REST list runs for the same request (taken from the service's query
- * builders by run.ts), plus the same total lookup, and answers the rows as JSON without DTO
- * mapping or zod. For a repeated search the app reads its cache of search totals, checked
- * against the list's change counter: the baseline runs that same counter read and answers no
- * total.
+ * builders by run.ts), plus the same total query, and answers the rows as JSON without DTO
+ * mapping or zod. Every request runs both statements as the app does (since migration 0026
+ * there is no cache of search totals: a search counts its matches, at most SEARCH_COUNT_CAP + 1).
  *
  * POST /raw/campaigns/:id/donations is the donations part's baseline (bench/donations.ts): a
  * guest's donation by test card written the way a bare server would, already succeeded: in one
@@ -43,12 +42,11 @@ const extended = (prepare: boolean) => ({ prepare, simple: false }) as { prepare
 app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const q = queries[req.params.name];
   if (!q) return reply.code(404).send({ error: 'unknown query' });
-  // as the app's array runner (db/array-rows.ts) runs a select: unsafe(sql, params, { prepare,
-  // simple: false }) (a statement without parameters prepared too), rows as arrays; the
-  // app prepares its list shapes (a named server-side statement per connection) but not searches
+  // as Drizzle's postgres-js session runs a select that is not .prepare()d: unsafe(sql, params,
+  // { prepare: false }), the extended protocol (every list statement has parameters), unnamed;
+  // rows as arrays. `prepared` is what statements() says (false for every list shape now).
   const prepare = q.prepared;
-  // a repeated search reads the list's change counter instead of counting (its total is known)
-  // a first page of a search nobody counted yet: the total is on each row (its last two columns)
+  // (a shape whose total came on its rows: kept for statements() answering no total query)
   if (!q.total) {
     const rows = await sql.unsafe(q.rows.sql, q.rows.params as never[], extended(prepare)).values();
     const counted = rows.length ? Number(rows[0][rows[0].length - 2]) : 0;
@@ -60,8 +58,8 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
     sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values(),
   ]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
-  // the total query answers (adult, n, generation) rows from list_counts, or one (n[, changes])
-  // row of a count; an anonymous caller skips the adult one
+  // the total query answers one row: (n, generation) from list_counts by audience
+  // (lib/listing.ts visibleTotalSql), or (n, null) of a count
   const counted = totals.reduce((sum: number, r) => (typeof r[0] === 'boolean' ? (r[0] ? sum : sum + Number(r[1])) : sum + Number(r[0])), 0);
   // a search counts at most SEARCH_COUNT_CAP + 1 matches, as the service does
   const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
@@ -85,7 +83,7 @@ app.post<{ Params: { id: string }; Body: { amount?: unknown; email?: unknown; ca
     const [row] = await tx<{ id: string; campaign_id: string; amount: string; currency: string; status: string; created_at: Date }[]>`
       insert into donations (campaign_id, donor_email, amount, currency, status, provider, provider_ref, idempotency_key, request_hash, succeeded_at)
       select id, ${donorEmail}, ${amount}, currency, 'succeeded', 'sandbox', ${providerRef}, ${key}, ${requestHash}, now()
-      from campaigns where id = ${campaignId} and type <> 'adult' and action_mode <> 'support'
+      from campaigns where id = ${campaignId} and audience = 'public' and action_mode <> 'support'
       returning id, campaign_id, amount, currency, status, created_at`;
     if (!row) return null;
     const [g] = await tx<{ id: string }[]>`insert into ledger_groups (kind, donation_id) values ('donation', ${row.id}) returning id`;
