@@ -10,8 +10,8 @@ export function cronRest(app: FastifyInstance): void {
     url: '/api/admin/cron/status',
     summary: 'The scheduled jobs: running, next run, recent runs',
     tag: 'admin',
-    auth: 'required',
-    errors: { 403: 'Admins only' },
+    auth: 'admin',
+    errors: {},
     response: CronStatusSchema,
     handler: ({ actor }) => cron.status(actor),
   });
@@ -20,8 +20,8 @@ export function cronRest(app: FastifyInstance): void {
     url: '/api/admin/cron/run',
     summary: 'Run the scheduled jobs now',
     tag: 'admin',
-    auth: 'required',
-    errors: { 403: 'Admins only', 409: 'A run is already in progress' },
+    auth: 'admin',
+    errors: { 409: 'A run is already in progress' },
     response: JobRunSchema,
     handler: ({ actor }) => cron.run(actor),
   });

@@ -112,8 +112,8 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     description:
       'Another amount or currency than the donation’s, a refund of more than was paid, an event about a payment that never succeeded: kept with why, newest first.',
     tag: 'admin',
-    auth: 'required',
-    errors: { 403: 'Admins only' },
+    auth: 'admin',
+    errors: {},
     query: PaymentProblemsQuery,
     response: PaymentProblemListSchema,
     handler: ({ query, actor }) => donations.paymentProblems(actor, query),
@@ -126,8 +126,8 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
     description:
       'What a real processor does on its own side, for trying the app without one: the sandbox sends its signed event back through the webhook path. `amount` refunds only that part (default: everything that stands).',
     tag: 'admin',
-    auth: 'required',
-    errors: { 403: 'Admins only', 404: 'Donation not found, or the provider is not the sandbox', 409: 'The donation did not succeed' },
+    auth: 'admin',
+    errors: { 404: 'Donation not found, or the provider is not the sandbox', 409: 'The donation did not succeed' },
     params: IdParams,
     body: SandboxSimulateInput,
     response: ReceiptSchema,
