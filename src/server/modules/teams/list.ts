@@ -22,6 +22,9 @@ export function teamLists(ctx: TeamsContext) {
       const base: SQL[] = [];
       if (projectId) {
         if (!isUuid(projectId)) return empty;
+        // a project the caller may not see has no teams to them, as an unknown one
+        const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId));
+        if (!p || !canSeeItem(actor, p)) return empty;
         base.push(eq(teams.projectId, projectId));
       }
       if (tag) base.push(sql`${teams.tags} @> array[${tag}]::text[]`);

@@ -765,6 +765,14 @@ describe("a person's teams and a project's teams (teams.ofUser, teams.ofProject,
     const [adult] = await database.db.insert(projects).values({ ownerId: ivy.userId, title: 'Adult', type: 'adult' }).returning();
     await database.db.update(users).set({ hasAdultAccess: true }).where(eq(users.id, ivy.userId));
     expect((await trpc(app, null, 'query', 'teams.ofProject', { projectId: adult.id })).status).toBe(404);
+    // and the teams list filtered by that project answers as for an unknown one (nothing), on both doors
+    const hiddenTeam = await call(app, ivy, { method: 'POST', url: '/api/teams', payload: { name: 'Of the adult project', projectId: adult.id } });
+    expect(hiddenTeam.statusCode).toBe(201);
+    const byProject = await call(app, null, { method: 'GET', url: `/api/teams?projectId=${adult.id}` });
+    expect(byProject.json()).toMatchObject({ items: [], total: 0 });
+    expect((await trpc(app, null, 'query', 'teams.list', { projectId: adult.id })).data).toMatchObject({ items: [], total: 0 });
+    const forOwner = await call(app, ivy, { method: 'GET', url: `/api/teams?projectId=${adult.id}` });
+    expect(forOwner.json()).toMatchObject({ total: 1, items: [{ name: 'Of the adult project' }] });
   });
 });
 
