@@ -5,7 +5,7 @@ import { toMajor } from '../../../shared/money';
 import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput } from '../../../shared/schemas/campaigns';
 import { campaigns, donations, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { conflict, forbidden, notFound } from '../../lib/errors';
+import { conflict, notFound } from '../../lib/errors';
 import { assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
 import { assertCategoryAllowed, canSeeItem, requireOwner, requireUser } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
@@ -109,7 +109,7 @@ export function createCampaignsService(deps: Deps) {
      * kind (update answers 409 for a change to either). Others get the answers update gives them.
      */
     async editLocks(actor: Actor, id: string): Promise<{ currencyLocked: boolean; targetTypeLocked: boolean }> {
-      const { user } = requireUser(actor);
+      requireUser(actor);
       if (!isUuid(id)) throw notFound(M.campaignNotFound);
       const [c] = await db.select({ ownerId: campaigns.ownerId, type: campaigns.type }).from(campaigns).where(eq(campaigns.id, id));
       if (!c || !canSeeItem(actor, c)) throw notFound(M.campaignNotFound);
