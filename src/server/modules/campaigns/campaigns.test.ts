@@ -416,6 +416,25 @@ describe('GET /api/campaigns: search', () => {
     const unfiltered = (await get(null, '/api/campaigns')).json();
     expect(unfiltered.totalCapped).toBe(false);
     expect(unfiltered.total).toBeGreaterThan(SEARCH_COUNT_CAP);
+    // a category or status view counts the same way (an exact count of a large category reads all of it)
+    const someGames = (await get(null, '/api/campaigns?type=game')).json();
+    expect(someGames.totalCapped).toBe(false);
+    await database.db.execute(sql`
+      insert into campaigns (owner_id, title, type, created_at)
+      select ${alice.userId}::uuid, 'Board game ' || g, 'game', now() - g * interval '1 second' from generate_series(1, ${SEARCH_COUNT_CAP + 5}) g`);
+    for (const url of ['/api/campaigns?type=game', '/api/campaigns?type=game&sort=funded', '/api/campaigns?status=active']) {
+      const capped = (await get(null, url)).json();
+      expect({ url, total: capped.total, totalCapped: capped.totalCapped, items: capped.items.length }).toEqual({
+        url,
+        total: SEARCH_COUNT_CAP,
+        totalCapped: true,
+        items: 20,
+      });
+    }
+    // a person's own campaigns are counted exactly
+    const own = (await get(null, `/api/public/users/${alice.userId}/campaigns`)).json();
+    expect(own.totalCapped).toBe(false);
+    expect(own.total).toBeGreaterThan(2 * SEARCH_COUNT_CAP);
   });
 
   it('answers an empty list for no match, and treats odd characters as text', async () => {

@@ -116,11 +116,19 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
   const whole = (query: CampaignListInput, ownerId: string | undefined) =>
     !query.q.trim() && !query.type && !query.status && query.sort !== 'ending' && ownerId === undefined;
 
+  /**
+   * A search, or a category, status or `ending` view of everyone's campaigns: its total stops at
+   * SEARCH_COUNT_CAP (an exact count of a category or of the active campaigns at a million rows
+   * reads tens of thousands of them on every request, while its page reads 21). The whole list
+   * reads list_counts; a person's own campaigns are few and counted exactly.
+   */
+  const cappedTotal = (query: CampaignListInput, ownerId: string | undefined) => ownerId === undefined && !whole(query, ownerId);
+
   /** The total's query: one row (n, and for the whole list the generation of its page marks). */
   function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: string | undefined, conds: SQL[]) {
-    if (query.q.trim()) {
-      // a search counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word
-      // over a million rows would read them all, and nobody pages that deep
+    if (query.q.trim() || cappedTotal(query, ownerId)) {
+      // counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word or a large
+      // category over a million rows would read them all, and nobody pages that deep
       const matches = db
         .select({ one: sql`1`.as('one') })
         .from(campaigns)
@@ -193,7 +201,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
       const p = await plan(actor, query, filter);
       const [rows, totals] = await Promise.all([p.rows, p.counted ?? p.total]);
       const n = Number(totals[0]?.n ?? 0);
-      const searched = Boolean(query.q.trim());
+      const searched = Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId);
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       const sort = query.sort ?? 'newest';
@@ -210,7 +218,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
       const p = await plan(actor, query, filter);
       // every total is counted now ('counter' was a repeated search's cached total, gone with the cache)
       const totalFrom = 'count' as 'count' | 'counter';
-      return { rows: p.rows.toSQL(), total: p.total.toSQL(), totalFrom, prepared: false, capped: Boolean(query.q.trim()) };
+      return { rows: p.rows.toSQL(), total: p.total.toSQL(), totalFrom, prepared: false, capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId) };
     },
 
     /** Resolves when no page marks are being taken. */
