@@ -218,7 +218,13 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
       const p = await plan(actor, query, filter);
       // every total is counted now ('counter' was a repeated search's cached total, gone with the cache)
       const totalFrom = 'count' as 'count' | 'counter';
-      return { rows: p.rows.toSQL(), total: p.total.toSQL(), totalFrom, prepared: false, capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId) };
+      return {
+        rows: p.rows.toSQL(),
+        total: p.total.toSQL(),
+        totalFrom,
+        prepared: false,
+        capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId),
+      };
     },
 
     /** Resolves when no page marks are being taken. */
