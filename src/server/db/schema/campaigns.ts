@@ -25,15 +25,16 @@ export const actionMode = pgEnum('action_mode', ACTION_MODES);
 const CATEGORY_TEXT_SQL = `CASE "type" ${CATEGORIES.map((c) => `WHEN '${c}' THEN '${c}'`).join(' ')} ELSE '' END`;
 
 /**
- * What a campaign's or project's search matches (the generated `search_vector`): the title
- * (weight A), the tags and the category's name (B, so "music" finds campaigns of type music), the
- * description (C). immutable_array_to_string is created by the 0001_search_functions migration
- * (array_to_string itself is STABLE, which a generated column does not accept).
+ * What a campaign's or project's search matches (the generated `search_vector`): the words of the
+ * title, the tags, the category's name (so "music" finds campaigns of type music) and the
+ * description, as one document. Stripped of positions and weights: the lists order by their own
+ * keys and no search asks for a phrase or a weight, so they were a third of the column's size for
+ * nothing (migration 0027). immutable_array_to_string is created by the 0001_search_functions
+ * migration (array_to_string itself is STABLE, which a generated column does not accept).
  */
 export const ITEM_SEARCH_VECTOR_SQL =
-  `setweight(to_tsvector('english', coalesce(title, '')), 'A') || ` +
-  `setweight(to_tsvector('english', immutable_array_to_string(tags, ' ') || ' ' || ${CATEGORY_TEXT_SQL}), 'B') || ` +
-  `setweight(to_tsvector('english', coalesce(description, '')), 'C')`;
+  `strip(to_tsvector('english', coalesce(title, '') || ' ' || immutable_array_to_string(tags, ' ') || ' ' || ` +
+  `${CATEGORY_TEXT_SQL} || ' ' || coalesce(description, '')))`;
 
 /** One entry of a campaign's or project's gallery. */
 export type ImageRef = { url: string; alt?: string };
