@@ -7,7 +7,7 @@ import { SEARCH_COUNT_CAP } from '../src/shared/constants';
 
 /**
  * The benchmark's baseline (started by bench/run.ts as a child process, never part of the app):
- * a bare Fastify server whose GET /raw/:name runs, through postgres.js exactly as Drizzle calls
+ * a bare Fastify server whose GET /raw/:name runs, through postgres.js exactly as the app calls
  * it, the SQL that the REST list runs for the same request (taken from the service's query
  * builders by run.ts), plus the same total query, and answers the rows as JSON without DTO
  * mapping or zod. Every request runs both statements as the app does (since migration 0026
@@ -42,9 +42,9 @@ const extended = (prepare: boolean) => ({ prepare, simple: false }) as { prepare
 app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const q = queries[req.params.name];
   if (!q) return reply.code(404).send({ error: 'unknown query' });
-  // as Drizzle's postgres-js session runs a select that is not .prepare()d: unsafe(sql, params,
-  // { prepare: false }), the extended protocol (every list statement has parameters), unnamed;
-  // rows as arrays. `prepared` is what statements() says (false for every list shape now).
+  // as the app's list runs them (db/array-rows.ts `arrayRunner`): unsafe(sql, params, { prepare,
+  // simple: false }), the extended protocol, rows as arrays. `prepared` is what statements() says:
+  // a named statement per connection for a list without a search, unnamed for a search.
   const prepare = q.prepared;
   // (a shape whose total came on its rows: kept for statements() answering no total query)
   if (!q.total) {

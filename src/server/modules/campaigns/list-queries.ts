@@ -1,12 +1,41 @@
-import { and, eq, getTableColumns, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  Column,
+  eq,
+  fillPlaceholders,
+  getTableColumns,
+  getTableName,
+  gte,
+  inArray,
+  is,
+  isNull,
+  lt,
+  or,
+  Param,
+  Placeholder,
+  SQL,
+  sql,
+  StringChunk,
+  type SQLChunk,
+} from 'drizzle-orm';
 import type { z } from 'zod';
 import { SEARCH_COUNT_CAP, type CampaignSort, type CampaignStatus, type Category } from '../../../shared/constants';
 import type { ListQuery } from '../../../shared/schemas/campaigns';
+import { arrayRunner, rowMapper, type Statement } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { campaigns, campaignSortKeys, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
-import { AUDIENCES, itemVisibleSql, viewerOf, type Viewer } from '../../lib/access';
-import { afterSortCursor, encodeSortCursor, orderOf, readSortCursor, searchCondition, visibleTotalSql, type SortOrder } from '../../lib/listing';
+import { AUDIENCES, audiencesKey, itemVisibleSql, viewerOf, type Viewer } from '../../lib/access';
+import {
+  afterSortCursor,
+  encodeSortCursor,
+  orderOf,
+  readSortCursor,
+  searchCondition,
+  visibleTotalSql,
+  type SortCursor,
+  type SortOrder,
+} from '../../lib/listing';
 import { createPageMarks, type PageMark } from './page-marks';
 
 /**
@@ -93,27 +122,144 @@ export interface ListResult {
   nextCursor: string | null;
 }
 
-/** The campaign list over one database. `markEvery` (tests) spaces the page marks. */
+/**
+ * The values a request fills into its statements, by placeholder name. Each statement is built
+ * once per shape with these placeholders (`P`) in place of its values.
+ */
+type Values = Record<string, unknown>;
+const P = {
+  viewer: sql.placeholder('viewer'),
+  owner: sql.placeholder('owner'),
+  type: sql.placeholder('type'),
+  limit: sql.placeholder('limit'),
+  offset: sql.placeholder('offset'),
+  /** The cursor's sort key and id. */
+  cursor: { k: sql.placeholder('key'), id: sql.placeholder('id') } as unknown as SortCursor,
+  /** The page mark's created_at and id. */
+  markT: sql.placeholder('markT'),
+  markId: sql.placeholder('markId'),
+};
+
+/** A statement as built once: its params hold placeholders where a request's values go. */
+type Built = Statement;
+
+/** The statement with this request's values. */
+const fill = (b: Built, values: Values): Statement => ({ sql: b.sql, params: fillPlaceholders(b.params, values) });
+
+/**
+ * A search condition with its values taken out: `key` is the text it builds with a mark for each
+ * value (two searches of one form share it, whatever their words), `sql` the same condition with
+ * the placeholders `s0`, `s1`... in place of the values, `values` those placeholders' values.
+ */
+interface LiftedSearch {
+  key: string;
+  sql: SQL;
+  values: Values;
+}
+
+/**
+ * lib/listing.ts `searchCondition` writes the typed words into its SQL as values; the list's
+ * statements are built once per shape, so the values are lifted out here. Null when the condition
+ * holds anything but SQL, text, columns and plain values: the statements are then built for
+ * that request alone.
+ */
+function liftSearch(search: SQL): LiftedSearch | null {
+  const acc = { key: '', values: {} as Values, n: 0 };
+  const chunks = liftChunks(search.queryChunks, acc);
+  return chunks && { key: acc.key, sql: new SQL(chunks), values: acc.values };
+}
+
+function liftChunks(chunks: readonly unknown[], acc: { key: string; values: Values; n: number }): SQLChunk[] | null {
+  const out: SQLChunk[] = [];
+  const value = (v: unknown) => {
+    const name = `s${acc.n++}`;
+    acc.values[name] = v;
+    // (NUL: no SQL text holds it)
+    acc.key += `\0${name}`;
+    out.push(sql.placeholder(name));
+  };
+  const plain = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint';
+  for (const chunk of chunks) {
+    if (chunk === undefined) continue;
+    if (plain(chunk)) value(chunk);
+    else if (is(chunk, StringChunk)) {
+      acc.key += chunk.value.join('');
+      out.push(chunk);
+    } else if (is(chunk, Column)) {
+      acc.key += `\u0001${getTableName(chunk.table)}.${chunk.name}`;
+      out.push(chunk);
+    } else if (is(chunk, Param) && !is(chunk.value, Placeholder)) {
+      const v = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
+      if (!plain(v)) return null;
+      value(v);
+    } else if (is(chunk, SQL) && !(chunk as unknown as { shouldInlineParams: boolean }).shouldInlineParams) {
+      const inner = liftChunks(chunk.queryChunks, acc);
+      if (!inner) return null;
+      out.push(new SQL(inner));
+    } else return null;
+  }
+  return out;
+}
+
+/**
+ * How many statement shapes are kept. The shapes are finite (4 sorts, owner or not, category or
+ * not, 3 statuses, 3 kinds of viewer, 5 ways to start the page, no search or one of
+ * searchCondition's 2 forms: 2,160 at most, far fewer in use); the bound only keeps memory in
+ * check should a condition's text ever vary with its values.
+ */
+const SHAPES_KEPT = 2500;
+
+/** The shape built for `key`, built now if it is new (`key` null: built for this request alone). */
+function shapeOf<T>(shapes: Map<string, T>, key: string | null, build: () => T): T {
+  if (key === null) return build();
+  let shape = shapes.get(key);
+  if (!shape) {
+    shape = build();
+    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value as string);
+    shapes.set(key, shape);
+  }
+  return shape;
+}
+
+/** Where a page starts: the top of the list (then maybe an offset), after a cursor, or at a page mark. */
+type From = 'top' | 'cursor' | 'mark';
+
+/**
+ * The campaign list over one database. `markEvery` (tests) spaces the page marks.
+ *
+ * Each statement is built once per shape (what changes its text: sort, the filters present, the
+ * kind of search, where the page starts, an offset or not, the kind of viewer and the audiences
+ * they see, hence the kind of total) with placeholders, and a request fills in its values. The
+ * shapes without a search run as prepared statements (postgres.js keeps a named statement per
+ * connection; PostgreSQL parses it once); a search runs unprepared, planned with its words: a
+ * generic plan cannot know that one word matches nothing and another a quarter of the table.
+ * Rows come back as arrays, mapped by a mapper made once per shape (db/array-rows.ts).
+ */
 export function createCampaignListQueries(db: Db, opts: { markEvery?: number } = {}) {
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
+  const exec = arrayRunner(db);
+  const totalShapes = new Map<string, Built>();
+  const pageShapes = new Map<string, { rows: Built; map: (row: unknown[]) => ListRow }>();
 
-  /** What the list holds: who sees what, and the request's filters. */
-  function conditions(viewer: Viewer, query: CampaignListInput, ownerId: string | undefined): SQL[] {
+  /**
+   * What the list holds: who sees what, and the request's filters (`ownerId`, the viewer's
+   * account and the category are placeholders; the search is the request's own, see liftSearch).
+   */
+  function conditions(viewer: Viewer, query: CampaignListInput, ownerId: Placeholder | undefined): { conds: SQL[]; search: SQL | undefined } {
     const conds = [itemVisibleSql(viewer, campaigns)];
     if (ownerId !== undefined) conds.push(eq(campaigns.ownerId, ownerId));
-    if (query.type) conds.push(eq(campaigns.type, query.type));
+    if (query.type) conds.push(eq(campaigns.type, P.type));
     const date = campaigns.executionDate;
     // ending: the active campaigns that have a date
     if (query.sort === 'ending') conds.push(gte(date, sql`now()`));
     if (query.status === 'active') conds.push(or(isNull(date), gte(date, sql`now()`)) as SQL);
     if (query.status === 'past') conds.push(lt(date, sql`now()`));
     const search = searchCondition(campaigns.searchVector, campaigns.title, query.q);
-    if (search) conds.push(search);
-    return conds;
+    return { conds, search };
   }
 
   /** The whole list of what the viewer sees, nothing else asked (`ending` leaves out campaigns without a date): list_counts holds its total. */
-  const whole = (query: CampaignListInput, ownerId: string | undefined) =>
+  const whole = (query: CampaignListInput, ownerId: unknown) =>
     !query.q.trim() && !query.type && !query.status && query.sort !== 'ending' && ownerId === undefined;
 
   /**
@@ -122,10 +268,10 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
    * reads tens of thousands of them on every request, while its page reads 21). The whole list
    * reads list_counts; a person's own campaigns are few and counted exactly.
    */
-  const cappedTotal = (query: CampaignListInput, ownerId: string | undefined) => ownerId === undefined && !whole(query, ownerId);
+  const cappedTotal = (query: CampaignListInput, ownerId: unknown) => ownerId === undefined && !whole(query, ownerId);
 
   /** The total's query: one row (n, and for the whole list the generation of its page marks). */
-  function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: string | undefined, conds: SQL[]) {
+  function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: unknown, conds: SQL[]) {
     if (query.q.trim() || cappedTotal(query, ownerId)) {
       // counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word or a large
       // category over a million rows would read them all, and nobody pages that deep
@@ -149,60 +295,95 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
   }
 
   /** The page's rows: their ids by the sort's index, then those rows with everything the answer shows. */
-  function rowsQuery(viewer: Viewer, query: CampaignListInput, conds: SQL[], from: SQL | undefined, offset: number) {
-    const sort = query.sort ?? 'newest';
-    const order = CAMPAIGN_ORDERS[sort];
+  function rowsQuery(viewer: Viewer, query: CampaignListInput, conds: SQL[], from: From, offset: boolean) {
+    const order = CAMPAIGN_ORDERS[query.sort ?? 'newest'];
+    const start =
+      from === 'cursor'
+        ? afterSortCursor(order, P.cursor)
+        : from === 'mark'
+          ? sql`(${campaigns.createdAt}, ${campaigns.id}) <= (${P.markT}::timestamptz, ${P.markId}::uuid)`
+          : undefined;
     const base = db.select({ id: campaigns.id }).from(campaigns).$dynamic();
     const ids = (order.key.table === campaigns ? base : base.innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id)))
-      .where(and(...conds, from))
+      .where(and(...conds, start))
       .orderBy(...orderOf(order))
-      .limit(query.limit + 1)
-      .offset(offset);
-    return db
-      .select({ ...campaignSelection(viewer.userId), keys: { raised: campaignSortKeys.raised, supporters: campaignSortKeys.supporters } })
+      .limit(P.limit)
+      .offset(offset ? P.offset : 0);
+    const selection = { ...campaignSelection(viewer.userId), keys: { raised: campaignSortKeys.raised, supporters: campaignSortKeys.supporters } };
+    const rows = db
+      .select(selection)
       .from(campaigns)
       .innerJoin(users, eq(users.id, campaigns.ownerId))
       .innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id))
       .where(inArray(campaigns.id, ids))
-      .orderBy(...orderOf(order));
+      .orderBy(...orderOf(order))
+      .toSQL();
+    return { rows, map: rowMapper<ListRow>(selection) };
   }
 
   /**
-   * The request's two queries. A deep `page=` of the whole list starts from a page mark: its
-   * total (with the marks' generation) is read first to find it. Marks are kept per set of
-   * audiences, so only for viewers who see exactly some audiences (no own campaigns added).
+   * The request's two statements with its values. A deep `page=` of the whole list starts from a
+   * page mark: its total (with the marks' generation) is read first to find it. Marks are kept
+   * per set of audiences, so only for viewers who see exactly some audiences (no own campaigns added).
    */
   async function plan(actor: Actor, query: CampaignListInput, filter: { ownerId?: string }) {
     const viewer = viewerOf(actor);
     const sort = query.sort ?? 'newest';
     const cursor = readSortCursor(query.cursor, CAMPAIGN_ORDERS[sort]);
-    const conds = conditions(viewer, query, filter.ownerId);
-    const total = totalQuery(viewer, query, filter.ownerId, conds);
+    // the viewer and the owner as the statements see them: their accounts are placeholders
+    const shapeViewer: Viewer = { ...viewer, userId: viewer.userId === null ? null : P.viewer };
+    const ownerId = filter.ownerId === undefined ? undefined : P.owner;
+    // the conditions are built with a shape, and for a search (its words are lifted out of them)
+    let built: ReturnType<typeof conditions> | undefined;
+    const conds = () => (built ??= conditions(shapeViewer, query, ownerId));
+    const search = query.q.trim() ? conds().search : undefined;
+    const lifted = search ? liftSearch(search) : undefined;
+    const where = () => (lifted ? [...conds().conds, lifted.sql] : search ? [...conds().conds, search] : conds().conds);
+    const values: Values = { viewer: viewer.userId, owner: filter.ownerId ?? null, type: query.type ?? null, limit: query.limit + 1, ...lifted?.values };
+    // a search is planned with its words (see createCampaignListQueries)
+    const prepare = search === undefined;
+    // the shape of the request's statements but for where its page starts (null: not kept)
+    const totalKind = query.q.trim() || cappedTotal(query, ownerId) ? 'capped' : whole(query, ownerId) ? 'counts' : 'count';
+    const filters =
+      lifted === null
+        ? null
+        : `${sort}|${ownerId ? 'owner' : ''}|${query.type ? 'type' : ''}|${query.status ?? ''}|${viewer.userId === null ? '' : 'user'}|${audiencesKey(viewer.audiences)}|${totalKind}|${lifted?.key ?? ''}`;
+    const total = fill(
+      shapeOf(totalShapes, filters, () => totalQuery(shapeViewer, query, ownerId, where()).toSQL()),
+      values,
+    );
+
     const offset = cursor ? 0 : (query.page - 1) * query.limit;
-    let from = cursor ? afterSortCursor(CAMPAIGN_ORDERS[sort], cursor) : undefined;
+    let from: From = cursor ? 'cursor' : 'top';
     let skip = offset;
-    let counted: { n: string; generation: number | null }[] | null = null;
+    let counted: unknown[][] | null = null;
+    if (cursor) Object.assign(values, { key: cursor.k, id: cursor.id });
     const markable = viewer.userId === null || viewer.audiences.length === AUDIENCES.length;
     if (!cursor && offset >= marks.every && markable && sort === 'newest' && whole(query, filter.ownerId)) {
-      counted = await total;
-      const rank = Number(counted[0].n) - 1 - offset;
-      const mark: PageMark | null = rank >= 0 ? marks.find(viewer.audiences, Number(counted[0].generation), rank) : null;
+      counted = await exec(total, prepare);
+      const [n, generation] = counted[0];
+      const rank = Number(n) - 1 - offset;
+      const mark: PageMark | null = rank >= 0 ? marks.find(viewer.audiences, Number(generation), rank) : null;
       if (mark) {
-        from = sql`(${campaigns.createdAt}, ${campaigns.id}) <= (${mark.t}::timestamptz, ${mark.id}::uuid)`;
+        from = 'mark';
+        Object.assign(values, { markT: mark.t, markId: mark.id });
         skip = mark.rank - rank;
       }
     }
-    return { total, counted, rows: rowsQuery(viewer, query, conds, from, skip) };
+    values.offset = skip;
+    const page = shapeOf(pageShapes, filters && `${filters}|${from}|${skip > 0 ? 'offset' : ''}`, () => rowsQuery(shapeViewer, query, where(), from, skip > 0));
+    return { total, counted, rows: fill(page.rows, values), map: page.map, prepare };
   }
 
   return {
     /** A list request's page, total and next cursor (a malformed or foreign cursor is a 400). */
     async run(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}): Promise<ListResult> {
       const p = await plan(actor, query, filter);
-      const [rows, totals] = await Promise.all([p.rows, p.counted ?? p.total]);
-      const n = Number(totals[0]?.n ?? 0);
+      const [rows, totals] = await Promise.all([exec(p.rows, p.prepare), p.counted ?? exec(p.total, p.prepare)]);
+      const n = Number(totals[0]?.[0] ?? 0);
       const searched = Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId);
-      const page = rows.slice(0, query.limit);
+      // the statement reads one row more than the page: whether there is a next page
+      const page = rows.slice(0, query.limit).map(p.map);
       const last = page[page.length - 1];
       const sort = query.sort ?? 'newest';
       return {
@@ -213,16 +394,19 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number } =
       };
     },
 
-    /** The SQL `run` runs for this request now, with its values (the benchmark runs the same raw). */
+    /**
+     * The statements `run` runs for this request now, with their values, and whether it prepares
+     * them (the benchmark runs the same raw, prepared when these are).
+     */
     async statements(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}) {
       const p = await plan(actor, query, filter);
       // every total is counted now ('counter' was a repeated search's cached total, gone with the cache)
       const totalFrom = 'count' as 'count' | 'counter';
       return {
-        rows: p.rows.toSQL(),
-        total: p.total.toSQL(),
+        rows: p.rows,
+        total: p.total,
         totalFrom,
-        prepared: false,
+        prepared: p.prepare,
         capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId),
       };
     },
