@@ -212,6 +212,22 @@ export const M = {
   backToCampaigns: 'Back to campaigns',
   coordinationOpen: 'Open',
 
+  // Drafts and scheduled release (a draft is seen by its owner only until it is released)
+  visibilityInvalid: 'visibility must be draft or released',
+  releaseAtInvalid: 'Enter a valid release date and time',
+  releaseAtPast: 'The release time must be in the future',
+  releaseAtReleased: 'This item is already released, so it has no release time to set',
+  releaseAtWithReleased: 'Choose either to release now or a release time, not both',
+  cannotUnrelease: 'A released item cannot go back to draft',
+  draftClosed: 'This is a draft: donations and support open when it is released',
+  draftBanner: 'Draft: only your circle can see this',
+  publishNow: 'Publish now',
+  saveAsDraft: 'Save as draft',
+  releaseNow: 'Release now',
+  scheduleRelease: 'Schedule release',
+  cancelSchedule: 'Cancel schedule',
+  releaseFailed: 'The release could not be changed. Try again.',
+
   // Community: favorites, comments, profiles, blocks
   favoriteTypeInvalid: 'targetType must be campaign, project or profile',
   favoriteTargetNotFound: 'That item does not exist',

@@ -1005,7 +1005,7 @@ export async function seedDemo(deps: Deps, opts: { password?: string; progress?:
       id: created._id,
       owner: c.owner,
       goal: c.goal,
-      adult: audienceOf(c) === 'adult',
+      adult: audienceOf({ type: c.type, releasedAt: new Date() }) === 'adult',
       takesMoney: c.actionMode !== 'support' && (c.targetType ?? 'amount') === 'amount',
       pastDate: c.executionInDays !== undefined && c.executionInDays < 0 ? new Date(now + c.executionInDays * DAY_MS) : null,
     });

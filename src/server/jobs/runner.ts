@@ -5,6 +5,10 @@ import { jobRuns } from '../db/schema';
 import type { Services } from '../services';
 import type { Storage } from '../storage/storage';
 import { deleteUnreferencedUploads } from './cleanup';
+import { releaseDue } from './release';
+
+/** How often the release of scheduled drafts runs (release.ts), apart from the other jobs' interval. */
+export const RELEASE_INTERVAL_MS = 60_000;
 
 /** The name runs are recorded under (the admin's "Subscription Cron"). */
 export const JOB = 'subscriptions';
@@ -21,14 +25,17 @@ export interface JobRunner {
   runNow(now?: Date): Promise<JobRunRow | null>;
   /** Whether a run is under way (in any process), when the next scheduled one is due here, and the last runs. */
   status(limit?: number): Promise<{ running: boolean; nextRunAt: Date | null; runs: JobRunRow[] }>;
-  /** Starts the hourly schedule (the first run one interval after start). */
+  /** Releases the scheduled drafts whose time has come (release.ts); what the minute's tick runs. */
+  releaseNow(now?: Date): Promise<number>;
+  /** Starts the hourly schedule (the first run one interval after start) and the release tick every minute. */
   start(): void;
   /** Stops the schedule and waits for a run under way here to finish. */
   stop(): Promise<void>;
 }
 
 /**
- * The scheduled jobs: ask the payment provider about donations left pending, charge the monthly
+ * The scheduled jobs: release the scheduled drafts whose time has come (release.ts; also every
+ * minute on a tick of its own, outside the run's lock: the release is exactly once by itself), ask the payment provider about donations left pending, charge the monthly
  * donations that are due, email the execution reminders (services' reconcilePending, chargeDue
  * and sendReminders), and delete uploads nothing references (cleanup.ts), every `intervalMs` and on demand, one run
  * at a time across any number of app processes, each run recorded in job_runs.
@@ -46,6 +53,8 @@ export function createJobRunner(opts: {
   services: Pick<Services, 'donations' | 'supports'>;
   log: FastifyBaseLogger;
   intervalMs: number;
+  /** How often scheduled drafts are released (RELEASE_INTERVAL_MS unless given). */
+  releaseIntervalMs?: number;
 }): JobRunner {
   const { db, services, log } = opts;
   // drizzle keeps its driver as $client: PGlite's has dumpDataDir, postgres.js's does not
@@ -54,11 +63,15 @@ export function createJobRunner(opts: {
   let nextRunAt: Date | null = null;
   let current: Promise<unknown> | null = null;
   let localRunning = false;
+  let releaseTimer: NodeJS.Timeout | null = null;
+  let releasing: Promise<number> | null = null;
 
   async function work(now: Date): Promise<JobRunRow> {
     const [run] = await db.insert(jobRuns).values({ job: JOB, startedAt: now }).returning();
-    const counts: Record<string, number> = { reconciled: 0, charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
+    const counts: Record<string, number> = { released: 0, reconciled: 0, charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
     try {
+      // scheduled drafts whose time has come (the minute's tick does this too; each is released once)
+      counts.released = await releaseDue(db, now);
       // donations left pending (a process died, an event never came) first: a monthly charge it settles is not due again
       counts.reconciled = (await services.donations.reconcilePending(now)).asked;
       // every due monthly donation, in bounded batches (a row that cannot be charged is passed over)
@@ -131,7 +144,28 @@ export function createJobRunner(opts: {
       return { running, nextRunAt, runs };
     },
 
+    releaseNow(now = new Date()) {
+      // one pass at a time in this process; other processes' passes are harmless (release.ts)
+      if (!releasing) {
+        releasing = releaseDue(db, now)
+          .then((n) => {
+            if (n > 0) log.info({ released: n }, 'scheduled drafts released');
+            return n;
+          })
+          .finally(() => {
+            releasing = null;
+          });
+      }
+      return releasing;
+    },
+
     start() {
+      if (!releaseTimer) {
+        releaseTimer = setInterval(() => {
+          runner.releaseNow().catch((err: unknown) => log.error({ err }, 'releasing scheduled drafts failed'));
+        }, opts.releaseIntervalMs ?? RELEASE_INTERVAL_MS);
+        releaseTimer.unref();
+      }
       if (timer) return;
       const schedule = () => {
         nextRunAt = new Date(Date.now() + opts.intervalMs);
@@ -148,6 +182,9 @@ export function createJobRunner(opts: {
     async stop() {
       if (timer) clearTimeout(timer);
       timer = null;
+      if (releaseTimer) clearInterval(releaseTimer);
+      releaseTimer = null;
+      await releasing?.catch(() => {});
       nextRunAt = null;
       await current?.catch(() => {});
     },

@@ -35,8 +35,8 @@ import {
 
 /**
  * The access rule in TypeScript and in SQL, held equal: for every category and every kind of
- * viewer (signed out, signed in, adult access, the owner, an admin), `canSeeItem` and
- * `itemVisibleSql` agree on every item, and the generated column `audience` agrees with
+ * viewer (signed out, signed in, adult access, the owner, an admin), released or draft (scheduled
+ * or not), `canSeeItem` and `itemVisibleSql` agree on every item, and the generated column `audience` agrees with
  * `audienceOf`. A new state of an item is added to the module and to the fixtures here.
  */
 
@@ -104,7 +104,29 @@ beforeAll(async () => {
     await db.insert(disputes).values({ userId: ids.other, campaignId: c.id, reason: 'why' });
   }
   await db.insert(teams).values({ ownerId: ids.other, name: 't without a project' });
+  // drafts (not released: audience 'draft'), one of an open category and one adult, one scheduled,
+  // each with a tag no released item carries, a team of the project and a comment on the campaign
+  for (const [type, releaseAt] of DRAFTS) {
+    const values = { ownerId: ids.owner, type, tags: ['tag-draft', 'shared'], releasedAt: null, releaseAt };
+    const [c] = await db
+      .insert(campaigns)
+      .values({ ...values, title: `draft c ${type}` })
+      .returning({ id: campaigns.id });
+    const [p] = await db
+      .insert(projects)
+      .values({ ...values, title: `draft p ${type}` })
+      .returning({ id: projects.id });
+    await db.insert(teams).values({ ownerId: ids.owner, name: `t draft ${type}`, projectId: p.id });
+    await db.insert(comments).values({ campaignId: c.id, userId: ids.other, text: 'on a draft' });
+  }
 });
+
+/** The drafts of the fixtures: their category and release time (null: not scheduled). */
+const DRAFTS: [(typeof CATEGORIES)[number], Date | null][] = [
+  ['art', null],
+  ['adult', new Date(Date.now() + 86_400_000)],
+];
+const ITEMS = CATEGORIES.length + DRAFTS.length;
 
 function viewers(): Record<string, Actor> {
   return {
@@ -121,9 +143,10 @@ afterAll(() => database?.close());
 describe('the access rule', () => {
   it('keeps the generated audience column equal to audienceOf', async () => {
     for (const table of [campaigns, projects]) {
-      const rows = await database.db.select({ type: table.type, audience: table.audience }).from(table);
-      expect(rows.length).toBe(CATEGORIES.length);
+      const rows = await database.db.select({ type: table.type, releasedAt: table.releasedAt, audience: table.audience }).from(table);
+      expect(rows.length).toBe(ITEMS);
       for (const r of rows) expect(r.audience).toBe(audienceOf(r));
+      expect(rows.filter((r) => r.audience === 'draft').length).toBe(DRAFTS.length);
     }
   });
 
@@ -131,13 +154,27 @@ describe('the access rule', () => {
     for (const [name, actor] of Object.entries(viewers())) {
       for (const table of [campaigns, projects]) {
         const rows = await database.db
-          .select({ id: table.id, type: table.type, ownerId: table.ownerId, seen: sql<boolean>`${itemVisibleSql(viewerOf(actor), table)}` })
+          .select({
+            id: table.id,
+            type: table.type,
+            ownerId: table.ownerId,
+            releasedAt: table.releasedAt,
+            seen: sql<boolean>`${itemVisibleSql(viewerOf(actor), table)}`,
+          })
           .from(table);
-        for (const r of rows) expect({ name, type: r.type, seen: r.seen }).toEqual({ name, type: r.type, seen: canSeeItem(actor, r) });
-        const seen = rows.filter((r) => r.seen).map((r) => r.type);
+        for (const r of rows)
+          expect({ name, type: r.type, draft: r.releasedAt === null, seen: r.seen }).toEqual({
+            name,
+            type: r.type,
+            draft: r.releasedAt === null,
+            seen: canSeeItem(actor, r),
+          });
+        const seen = rows.filter((r) => r.seen && r.releasedAt !== null).map((r) => r.type);
         // what each viewer sees, spelled out: the adult category only with adult access or as its owner
         expect(seen.includes('adult')).toBe(name === 'adultUser' || name === 'owner');
         expect(seen.length).toBe(CATEGORIES.length - (seen.includes('adult') ? 0 : 1));
+        // drafts: their owner only (an admin or adult access sees none)
+        expect({ name, drafts: rows.filter((r) => r.seen && r.releasedAt === null).length }).toEqual({ name, drafts: name === 'owner' ? DRAFTS.length : 0 });
       }
     }
   });
@@ -145,11 +182,16 @@ describe('the access rule', () => {
   it('answers the same in the hand-written statement form (itemVisibleText) for every viewer and campaign', async () => {
     for (const [name, actor] of Object.entries(viewers())) {
       const v = viewerOf(actor);
-      const text = `select c.type, c.owner_id, ${itemVisibleText('c', '$1', '$2')} as seen from campaigns c`;
+      const text = `select c.type, c.owner_id, c.released_at, ${itemVisibleText('c', '$1', '$2')} as seen from campaigns c`;
       const found = (await arrayRunner(database.db)({ sql: text, params: [textArrayLiteral(v.audiences), v.userId ?? null] }, false)).map(
-        ([type, ownerId, seen]) => ({ type: String(type), ownerId: String(ownerId), seen: seen === true }),
+        ([type, ownerId, releasedAt, seen]) => ({
+          type: String(type),
+          ownerId: String(ownerId),
+          releasedAt: releasedAt === null ? null : new Date(releasedAt as string),
+          seen: seen === true,
+        }),
       );
-      expect(found.length).toBe(CATEGORIES.length);
+      expect(found.length).toBe(ITEMS);
       for (const r of found) expect({ name, type: r.type, seen: r.seen }).toEqual({ name, type: r.type, seen: canSeeItem(actor, r) });
     }
   });
@@ -159,13 +201,13 @@ describe('the access rule', () => {
       const rows = await database.db
         .select({
           ownerId: teams.ownerId,
-          project: { type: projects.type, ownerId: projects.ownerId },
+          project: { type: projects.type, ownerId: projects.ownerId, releasedAt: projects.releasedAt },
           seen: sql<boolean>`${teamVisibleSql(viewerOf(actor))}`,
           projectSeen: sql<boolean>`${teamProjectVisibleSql(viewerOf(actor), projects)}`,
         })
         .from(teams)
         .leftJoin(projects, eq(projects.id, teams.projectId));
-      expect(rows.length).toBe(CATEGORIES.length + 1);
+      expect(rows.length).toBe(ITEMS + 1);
       for (const r of rows) {
         expect({ name, seen: r.seen, projectSeen: r.projectSeen }).toEqual({
           name,
@@ -173,8 +215,9 @@ describe('the access rule', () => {
           projectSeen: canSeeTeamProject(actor, r.project),
         });
       }
-      // the teams of the adult project show it only to adult access and its owner; the team without a project shows none
-      expect(rows.filter((r) => r.projectSeen).length).toBe(CATEGORIES.length - (name === 'adultUser' || name === 'owner' ? 0 : 1));
+      // the teams of the adult project show it only to adult access and its owner, those of drafts only to the owner; the team without a project shows none
+      const shown = CATEGORIES.length - (name === 'adultUser' || name === 'owner' ? 0 : 1) + (name === 'owner' ? DRAFTS.length : 0);
+      expect({ name, shown: rows.filter((r) => r.projectSeen).length }).toEqual({ name, shown });
     }
   });
 
@@ -192,11 +235,16 @@ describe('the access rule', () => {
           userId: comments.userId,
           type: campaigns.type,
           ownerId: campaigns.ownerId,
+          releasedAt: campaigns.releasedAt,
           seen: sql<boolean>`${commentVisibleSql(viewerOf(actor), comments)}`,
         })
         .from(comments)
         .innerJoin(campaigns, eq(campaigns.id, comments.campaignId));
-      expect(rows.length).toBe(CATEGORIES.length);
+      expect(rows.length).toBe(ITEMS);
+      expect({ name, draftComments: rows.filter((r) => r.seen && r.releasedAt === null).length }).toEqual({
+        name,
+        draftComments: name === 'owner' ? DRAFTS.length : 0,
+      });
       for (const r of rows) {
         expect({ name, type: r.type, seen: r.seen }).toEqual({ name, type: r.type, seen: canSeeComment(actor, r) });
         if (actor.user)
@@ -251,8 +299,10 @@ describe('the access rule', () => {
   it('suggests a tag only when something the viewer may see carries it', async () => {
     // what carries each tag, and who sees it, in TypeScript
     const items = [
-      ...(await database.db.select({ type: campaigns.type, ownerId: campaigns.ownerId, tags: campaigns.tags }).from(campaigns)),
-      ...(await database.db.select({ type: projects.type, ownerId: projects.ownerId, tags: projects.tags }).from(projects)),
+      ...(await database.db
+        .select({ type: campaigns.type, ownerId: campaigns.ownerId, releasedAt: campaigns.releasedAt, tags: campaigns.tags })
+        .from(campaigns)),
+      ...(await database.db.select({ type: projects.type, ownerId: projects.ownerId, releasedAt: projects.releasedAt, tags: projects.tags }).from(projects)),
     ];
     const open = [...(await database.db.select({ tags: teams.tags }).from(teams)), ...(await database.db.select({ tags: users.tags }).from(users))];
     for (const [name, actor] of Object.entries(viewers())) {
@@ -264,6 +314,8 @@ describe('the access rule', () => {
       const expectedTags = new Set([...items.filter((i) => canSeeItem(actor, i)).flatMap((i) => i.tags), ...open.flatMap((o) => o.tags)]);
       expect({ name, tags: rows.map((r) => r.tag).sort() }).toEqual({ name, tags: [...expectedTags].sort() });
       expect({ name, adultTag: expectedTags.has('tag-adult') }).toEqual({ name, adultTag: name === 'adultUser' || name === 'owner' });
+      // a tag only drafts carry is suggested to their owner alone
+      expect({ name, draftTag: expectedTags.has('tag-draft') }).toEqual({ name, draftTag: name === 'owner' });
     }
   });
 });

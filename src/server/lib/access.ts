@@ -2,7 +2,7 @@ import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { M } from '../../shared/messages';
 import { isAdmin } from '../../shared/roles';
 import type { Actor } from '../deps';
-import { forbidden, unauthorized } from './errors';
+import { conflict, forbidden, unauthorized } from './errors';
 
 /**
  * Who may do what, and who may see which item: the one place these rules are spelled. Services,
@@ -13,13 +13,14 @@ import { forbidden, unauthorized } from './errors';
  * `audience` (its expression is `AUDIENCE_SQL` below, written into the schema and the
  * migrations), so an index, a trigger and a count can use it as it is:
  * - `public`: everyone sees it;
- * - `adult`: people with adult access see it.
+ * - `adult`: people with adult access see it;
+ * - `draft`: not released yet (a draft, or one scheduled for release): nobody sees it by its
+ *   audience (admins neither), so to everyone but its owner it does not exist.
  * Its owner sees it whatever its audience. The other kinds follow from these: a team and a
  * profile are public (a team's project shows only where the project is visible), a comment is
  * seen where its campaign is, a donation by its donor, the campaign's owner and admins, a payout
  * by the campaign's owner and admins, a dispute by who raised it and admins.
- * A new state of an item (a draft shown to named
- * people) is a new audience: it is added here (the expression, `audienceOf`, `audiencesSeen`,
+ * A new state of an item is a new audience: it is added here (the expression, `audienceOf`, `audiencesSeen`,
  * `canSeeItem`, `itemVisibleSql`) and in access.test.ts, and every list, count and search follows.
  */
 
@@ -78,23 +79,41 @@ export function requireOwnerOrAdmin(actor: Actor, ownerId: string | null | undef
 
 // --- who sees an item ---------------------------------------------------------------------
 
-export const AUDIENCES = ['public', 'adult'] as const;
+export const AUDIENCES = ['public', 'adult', 'draft'] as const;
 export type Audience = (typeof AUDIENCES)[number];
 
 /**
  * The expression of the generated column `audience` of campaigns and projects (schema and
- * migration 0025). `audienceOf` is the same rule in TypeScript; access.test.ts holds the two equal.
+ * migrations 0025, 0028). `audienceOf` is the same rule in TypeScript; access.test.ts holds the two equal.
+ * An item not yet released (`released_at` null: a draft, scheduled or not) is a `draft`, whatever its category.
  */
-export const AUDIENCE_SQL = `CASE WHEN "type" = 'adult' THEN 'adult' ELSE 'public' END`;
+export const AUDIENCE_SQL = `CASE WHEN "released_at" IS NULL THEN 'draft' WHEN "type" = 'adult' THEN 'adult' ELSE 'public' END`;
 
 /** An item's audience from its columns (the generated column's rule). */
-export function audienceOf(item: { type: string }): Audience {
+export function audienceOf(item: { type: string; releasedAt: Date | null }): Audience {
+  if (item.releasedAt === null) return 'draft';
   return item.type === 'adult' ? 'adult' : 'public';
 }
 
-/** The audiences whose items this caller sees (their own items they see whatever the audience). */
+/**
+ * The audiences whose items this caller sees (their own items they see whatever the audience).
+ * Nobody sees `draft` by audience: a draft is seen by its owner only (admins included: an admin
+ * sees items as any signed-in person does, this module gives them no item beyond their audiences).
+ */
 export function audiencesSeen(actor: Actor): Audience[] {
   return canSeeAdult(actor) ? ['public', 'adult'] : ['public'];
+}
+
+/** An item's state as answers carry it: `draft`, `scheduled` (a draft with a release time) or `released`. */
+export type Visibility = 'draft' | 'scheduled' | 'released';
+export function visibilityOf(item: { releasedAt: Date | null; releaseAt: Date | null }): Visibility {
+  if (item.releasedAt !== null) return 'released';
+  return item.releaseAt !== null ? 'scheduled' : 'draft';
+}
+
+/** Money and support open at release: a draft (even to its owner) takes no donation and no supporter (409 otherwise). */
+export function assertReleased(item: { releasedAt: Date | null }): void {
+  if (item.releasedAt === null) throw conflict(M.draftClosed);
 }
 
 /** Whether the caller has adult access: they see adult items and may create them. */
@@ -103,7 +122,7 @@ export function canSeeAdult(actor: Actor): boolean {
 }
 
 /** Whether the caller may see this item. */
-export function canSeeItem(actor: Actor, item: { type: string; ownerId: string }): boolean {
+export function canSeeItem(actor: Actor, item: { type: string; ownerId: string; releasedAt: Date | null }): boolean {
   return audiencesSeen(actor).includes(audienceOf(item)) || (actor.user !== null && actor.user.id === item.ownerId);
 }
 
@@ -164,7 +183,7 @@ export function teamVisibleSql(_viewer: Viewer): SQL {
 }
 
 /** Whether a team's project (none, or its type and owner) is shown to this caller: only when the project itself is visible to them. */
-export function canSeeTeamProject(actor: Actor, project: { type: string; ownerId: string } | null): boolean {
+export function canSeeTeamProject(actor: Actor, project: { type: string; ownerId: string; releasedAt: Date | null } | null): boolean {
   return project !== null && canSeeItem(actor, project);
 }
 
@@ -196,7 +215,7 @@ function itemAlias(table: 'campaigns' | 'projects', as: string) {
 const commentCampaign = itemAlias('campaigns', 'access_comment_campaign');
 
 /** A comment is seen where its campaign is (the campaign's type and owner). */
-export function canSeeComment(actor: Actor, campaign: { type: string; ownerId: string }): boolean {
+export function canSeeComment(actor: Actor, campaign: { type: string; ownerId: string; releasedAt: Date | null }): boolean {
   return canSeeItem(actor, campaign);
 }
 

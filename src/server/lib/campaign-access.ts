@@ -15,6 +15,8 @@ const columns = {
   currency: campaigns.currency,
   actionMode: campaigns.actionMode,
   executionDate: campaigns.executionDate,
+  /** Null for a draft: its owner sees it, but it takes no money or support (access.ts `assertReleased`). */
+  releasedAt: campaigns.releasedAt,
 };
 
 type Lookup = ReturnType<typeof prepareLookup>;

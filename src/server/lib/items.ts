@@ -7,6 +7,51 @@ import type { z } from 'zod';
 import type { CreateProjectInput, UpdateProjectInput } from '../../shared/schemas/projects';
 import { badRequest } from './errors';
 
+/** What create and update take of an item's state (shared schemas: `visibility`, `releaseAt`). */
+interface StateInput {
+  visibility?: 'draft' | 'released';
+  releaseAt?: Date | null;
+}
+
+function assertFuture(releaseAt: Date, now: Date): void {
+  if (releaseAt.getTime() <= now.getTime()) throw badRequest(M.releaseAtPast);
+}
+
+/**
+ * A new item's state columns: released now (the default), a draft, or a draft scheduled for
+ * `releaseAt` (which must be ahead; `visibility: 'released'` with a time is refused).
+ */
+export function releaseValues(input: StateInput, now = new Date()): { releasedAt: Date | null; releaseAt: Date | null } {
+  const releaseAt = input.releaseAt ?? null;
+  if (releaseAt !== null) {
+    if (input.visibility === 'released') throw badRequest(M.releaseAtWithReleased);
+    assertFuture(releaseAt, now);
+    return { releasedAt: null, releaseAt };
+  }
+  return input.visibility === 'draft' ? { releasedAt: null, releaseAt: null } : { releasedAt: now, releaseAt: null };
+}
+
+/**
+ * An edit's change of state, given the item's: a draft is released now (`visibility: 'released'`),
+ * scheduled or moved (`releaseAt`, ahead of now) or unscheduled (`releaseAt: null`); a released item
+ * never goes back (`visibility: 'draft'` is refused) and has no schedule to set. Undefined leaves a
+ * column as it is.
+ */
+export function releasePatch(input: StateInput, before: { releasedAt: Date | null }, now = new Date()): { releasedAt?: Date; releaseAt?: Date | null } {
+  if (before.releasedAt !== null) {
+    if (input.visibility === 'draft') throw badRequest(M.cannotUnrelease);
+    if (input.releaseAt) throw badRequest(M.releaseAtReleased);
+    return {};
+  }
+  if (input.visibility === 'released') {
+    if (input.releaseAt) throw badRequest(M.releaseAtWithReleased);
+    return { releasedAt: now, releaseAt: null };
+  }
+  if (input.releaseAt === undefined) return {};
+  if (input.releaseAt !== null) assertFuture(input.releaseAt, now);
+  return { releaseAt: input.releaseAt };
+}
+
 /** Rules shared by campaigns and projects (the spec's "items"). */
 
 /** Goal in minor units, or a head count when the goal counts supporters (a whole number). */
@@ -50,6 +95,7 @@ export function itemValues(input: z.output<typeof CreateProjectInput>) {
     imageUrl: input.imageUrl,
     images: input.images,
     actionMode: input.actionMode,
+    ...releaseValues(input),
   };
 }
 

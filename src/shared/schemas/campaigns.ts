@@ -30,6 +30,17 @@ const OptionalDate = z
   .optional()
   .transform((v, ctx) => (v === undefined ? undefined : v === null || v === '' ? null : toDate(v, ctx, M.executionDateInvalid)));
 
+/** `draft` (seen by its owner only) or `released` (public). A draft with a `releaseAt` is scheduled. */
+export const VISIBILITY_INPUTS = ['draft', 'released'] as const;
+export const VISIBILITIES = ['draft', 'scheduled', 'released'] as const;
+const VisibilityInput = z.enum(VISIBILITY_INPUTS, { error: M.visibilityInvalid });
+
+/** When a draft is released by itself (ISO 8601 with its offset); null cancels a schedule. Checked to be ahead of now by the service. */
+const ReleaseAt = z
+  .union([text(), z.date(), z.null()])
+  .optional()
+  .transform((v, ctx) => (v === undefined ? undefined : v === null || v === '' ? null : toDate(v, ctx, M.releaseAtInvalid)));
+
 const ImageUrl = text()
   .trim()
   .max(500)
@@ -48,6 +59,13 @@ const fields = {
   images: z.array(ImageRefSchema).max(20, M.tooManyGalleryImages).optional().default([]),
   actionMode: z.enum(ACTION_MODES, { error: M.actionModeInvalid }).optional().default('donation'),
   executionDate: OptionalDate,
+  /**
+   * `released` (public at once) or `draft` (seen by its owner only). Left out: `released`, unless
+   * `releaseAt` is given (a draft scheduled for that time), so clients written before drafts keep working.
+   */
+  visibility: VisibilityInput.optional(),
+  /** A future time: the item stays a draft until then and is released by itself (scheduled). */
+  releaseAt: ReleaseAt.optional(),
 };
 
 export const CreateCampaignInput = z.object(fields);
@@ -66,6 +84,10 @@ export const UpdateCampaignInput = z.object({
   images: z.array(ImageRefSchema).max(20, M.tooManyGalleryImages).optional(),
   actionMode: z.enum(ACTION_MODES, { error: M.actionModeInvalid }).optional(),
   executionDate: OptionalDate,
+  /** `released` releases a draft now; `draft` is refused for a released item (it never goes back). */
+  visibility: VisibilityInput.optional(),
+  /** A future time schedules (or moves) a draft's release; null cancels the schedule. */
+  releaseAt: ReleaseAt.optional(),
 });
 export type UpdateCampaignInput = z.input<typeof UpdateCampaignInput>;
 
@@ -145,6 +167,10 @@ export const CampaignSchema = z.object({
   /** Whether the viewer supports it (false when signed out). */
   supported: z.boolean(),
   ownerId: OwnerSchema,
+  /** `draft` and `scheduled` are seen by the owner only; `released` by its audience. */
+  visibility: z.enum(VISIBILITIES),
+  /** When a scheduled draft is released (null otherwise). */
+  releaseAt: z.date().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });

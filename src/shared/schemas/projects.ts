@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACTION_MODES, CATEGORIES, CURRENCIES, PROJECT_SORTS, TARGET_TYPES } from '../constants';
 import { M } from '../messages';
-import { CategoryFilter, CreateCampaignInput, ListQuery, OwnerSchema, UpdateCampaignInput } from './campaigns';
+import { CategoryFilter, CreateCampaignInput, ListQuery, OwnerSchema, UpdateCampaignInput, VISIBILITIES } from './campaigns';
 import { text } from './common';
 
 /** A project has the campaign form's fields (targetType picked on the form), no execution date. */
@@ -53,6 +53,10 @@ export const ProjectSchema = z.object({
   /** Whether the viewer follows it. */
   following: z.boolean(),
   ownerId: OwnerSchema,
+  /** `draft` and `scheduled` are seen by the owner only; `released` by its audience. */
+  visibility: z.enum(VISIBILITIES),
+  /** When a scheduled draft is released (null otherwise). */
+  releaseAt: z.date().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });

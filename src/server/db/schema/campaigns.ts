@@ -71,6 +71,13 @@ export const campaigns = pgTable(
     executionDate: ts('execution_date'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /**
+     * When it was released (public to its audience); null while it is a draft (seen by its owner
+     * only: lib/access.ts). A row written without it is released at once, as the API's default.
+     */
+    releasedAt: ts('released_at').defaultNow(),
+    /** When a draft is released by the release job (a scheduled draft); null otherwise, and once released. */
+    releaseAt: ts('release_at'),
     /** Who sees it beside its owner: the rule of lib/access.ts (AUDIENCE_SQL), kept by the database so indexes, counts and triggers use it. */
     audience: text('audience').notNull().generatedAlwaysAs(sql.raw(AUDIENCE_SQL)),
     searchVector: tsvector('search_vector').generatedAlwaysAs(sql.raw(ITEM_SEARCH_VECTOR_SQL)),
@@ -89,6 +96,8 @@ export const campaigns = pgTable(
     index('campaigns_public_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()).where(sql`${t.audience} = 'public'`),
     // One category, newest first (the discover list's `type`).
     index('campaigns_type_created_id_idx').on(t.type, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // the release job's due drafts: only scheduled drafts are in it
+    index('campaigns_release_at_idx').on(t.releaseAt).where(sql`${t.releasedAt} IS NULL AND ${t.releaseAt} IS NOT NULL`),
     index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('campaigns_search_idx').using('gin', t.searchVector),
     index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { AUDIENCE_SQL } from '../../lib/access';
 import { bigint, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { actionMode, category, currency, ITEM_SEARCH_VECTOR_SQL, targetType, type ImageRef } from './campaigns';
-import { createdAt, id, tsvector, updatedAt } from './columns';
+import { createdAt, id, ts, tsvector, updatedAt } from './columns';
 import { users } from './users';
 
 /**
@@ -33,6 +33,13 @@ export const projects = pgTable(
     actionMode: actionMode('action_mode').notNull().default('donation'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /**
+     * When it was released (public to its audience); null while it is a draft (seen by its owner
+     * only: lib/access.ts). A row written without it is released at once, as the API's default.
+     */
+    releasedAt: ts('released_at').defaultNow(),
+    /** When a draft is released by the release job (a scheduled draft); null otherwise, and once released. */
+    releaseAt: ts('release_at'),
     /** Who sees it beside its owner: the rule of lib/access.ts (AUDIENCE_SQL), kept by the database so indexes, counts and triggers use it. */
     audience: text('audience').notNull().generatedAlwaysAs(sql.raw(AUDIENCE_SQL)),
     /** What a search matches: campaigns.ts, ITEM_SEARCH_VECTOR_SQL. */
@@ -44,6 +51,8 @@ export const projects = pgTable(
     check('projects_images_array', sql`jsonb_typeof(${t.images}) = 'array'`),
     index('projects_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('projects_type_created_id_idx').on(t.type, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // the release job's due drafts: only scheduled drafts are in it
+    index('projects_release_at_idx').on(t.releaseAt).where(sql`${t.releasedAt} IS NULL AND ${t.releaseAt} IS NOT NULL`),
     index('projects_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('projects_search_idx').using('gin', t.searchVector),
     index('projects_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),

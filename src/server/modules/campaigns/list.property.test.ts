@@ -13,8 +13,8 @@ import { createCampaignListQueries } from './list-queries';
 /**
  * The campaign list against an oracle: every campaign read back, filtered and sorted in plain
  * TypeScript (who sees it: access.ts `canSeeItem`; the search's rules written out below), through
- * random inserts, edits of title, tags and description, type changes (adult and back), re-dating
- * (execution date and created_at), money and supports that move `funded` and `supported`, and
+ * random inserts (some of them drafts), edits of title, tags and description, type changes (adult and back), re-dating
+ * (execution date and created_at; it releases a draft), money and supports that move `funded` and `supported`, and
  * deletes; for a visitor, an adult-access user and an owner without adult access. Every page by
  * `page=` and by cursor, and the total, for searches drawn from the data, each category, status
  * and sort. A second property walks pages by cursor while campaigns change between pages.
@@ -148,6 +148,8 @@ async function apply(s: Step): Promise<string | null> {
         executionDate: s.day === null ? null : new Date(now + (s.day + i) * DAY + (s.day + i === 0 ? DAY : 0)),
         // some share a created_at: the id breaks the tie
         createdAt: new Date(now - (s.minutesAgo + (i % 2)) * 60_000),
+        // the fourth of a batch is a draft (seen by its owner only) until a redate releases it
+        releasedAt: i === 3 ? null : new Date(now),
       })),
     );
     return null;
@@ -159,7 +161,11 @@ async function apply(s: Step): Promise<string | null> {
   else if (s.kind === 'redate')
     await db
       .update(campaigns)
-      .set({ executionDate: s.day === null ? null : new Date(now + s.day * DAY), createdAt: new Date(now - s.minutesAgo * 60_000) })
+      .set({
+        executionDate: s.day === null ? null : new Date(now + s.day * DAY),
+        createdAt: new Date(now - s.minutesAgo * 60_000),
+        releasedAt: sql`coalesce(${campaigns.releasedAt}, now())`,
+      })
       .where(eq(campaigns.id, id));
   else if (s.kind === 'money') {
     // a shard of the running totals, in the campaign's currency or another (which `funded` ignores)
@@ -201,6 +207,8 @@ interface Item {
   words: string;
   createdAt: number;
   executionDate: number | null;
+  /** Null while a draft. */
+  releasedAt: Date | null;
   /** Lexemes of the title, tags, description and category name, each field alone. */
   lexemes: string[];
   raised: number;
@@ -216,12 +224,13 @@ async function readAll(): Promise<Item[]> {
     words: string;
     created_at: string | Date;
     execution_date: string | Date | null;
+    released_at: string | Date | null;
     lexemes: string[] | string;
     raised: string;
     supporters: string;
   }>(
     await database.db.execute(sql`
-      select c.id, c.owner_id, c.type::text as type, c.title, c.description || ' ' || array_to_string(c.tags, ' ') as words, c.created_at, c.execution_date,
+      select c.id, c.owner_id, c.type::text as type, c.title, c.description || ' ' || array_to_string(c.tags, ' ') as words, c.created_at, c.execution_date, c.released_at,
         array(select distinct unnest(tsvector_to_array(to_tsvector('english', c.title))
                 || tsvector_to_array(to_tsvector('english', array_to_string(c.tags, ' ')))
                 || tsvector_to_array(to_tsvector('english', c.description))
@@ -239,6 +248,7 @@ async function readAll(): Promise<Item[]> {
     words: r.words,
     createdAt: time(r.created_at) as number,
     executionDate: time(r.execution_date),
+    releasedAt: r.released_at === null ? null : new Date(r.released_at),
     lexemes: Array.isArray(r.lexemes)
       ? r.lexemes
       : String(r.lexemes)

@@ -29,10 +29,14 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'POST',
     url: '/api/campaigns',
-    summary: 'Create a campaign',
+    summary: 'Create a campaign (released at once, or a draft: `visibility`, `releaseAt`)',
     tag: 'campaigns',
     auth: 'required',
-    errors: { 403: 'The adult category needs adult access', 429: 'Campaign budget spent (`Retry-After`)' },
+    errors: {
+      400: 'A release time that is not in the future, or with `visibility: released`',
+      403: 'The adult category needs adult access',
+      429: 'Campaign budget spent (`Retry-After`)',
+    },
     body: CreateCampaignInput,
     response: CampaignSchema,
     status: 201,
@@ -41,10 +45,11 @@ export function campaignsRest(app: FastifyInstance, { campaigns }: Services): vo
   restRoute(app, {
     method: 'PUT',
     url: '/api/campaigns/:id',
-    summary: 'Update my campaign',
+    summary: 'Update my campaign (a draft: release now, schedule, move or cancel the schedule)',
     tag: 'campaigns',
     auth: 'required',
     errors: {
+      400: 'A released campaign back to draft, or a release time not in the future',
       403: 'Not the campaign’s owner, or the adult category without adult access',
       404: 'Campaign not found',
       409: 'The currency cannot change once money was given',

@@ -6,8 +6,8 @@ import type { CampaignDto, CreateCampaignInput, ListQuery, UpdateCampaignInput }
 import { campaigns, donations, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { conflict, notFound } from '../../lib/errors';
-import { assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
-import { assertCategoryAllowed, canSeeItem, requireOwner, requireUser } from '../../lib/access';
+import { assertOwnImages, imageUrlsOf, itemPatch, releasePatch } from '../../lib/items';
+import { assertCategoryAllowed, canSeeItem, requireOwner, requireUser, visibilityOf } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
@@ -43,6 +43,8 @@ export function toCampaignDto(r: Row, now = new Date()): CampaignDto {
     donated: toMajor(Number(r.donated)),
     supported: r.supported === true,
     ownerId: { _id: r.owner.id, username: r.owner.username, name: r.owner.name, imageUrl: r.owner.imageUrl, avatarUrl: r.owner.imageUrl },
+    visibility: visibilityOf(r.c),
+    releaseAt: r.c.releasedAt === null ? r.c.releaseAt : null,
     createdAt: r.c.createdAt,
     updatedAt: r.c.updatedAt,
   };
@@ -111,7 +113,10 @@ export function createCampaignsService(deps: Deps) {
     async editLocks(actor: Actor, id: string): Promise<{ currencyLocked: boolean; targetTypeLocked: boolean }> {
       requireUser(actor);
       if (!isUuid(id)) throw notFound(M.campaignNotFound);
-      const [c] = await db.select({ ownerId: campaigns.ownerId, type: campaigns.type }).from(campaigns).where(eq(campaigns.id, id));
+      const [c] = await db
+        .select({ ownerId: campaigns.ownerId, type: campaigns.type, releasedAt: campaigns.releasedAt })
+        .from(campaigns)
+        .where(eq(campaigns.id, id));
       if (!c || !canSeeItem(actor, c)) throw notFound(M.campaignNotFound);
       // the owner's form only: update refuses everybody else (admins too) with 403
       requireOwner(actor, c.ownerId);
@@ -119,7 +124,10 @@ export function createCampaignsService(deps: Deps) {
       return { currencyLocked: locked, targetTypeLocked: locked };
     },
 
-    /** The owner edits text, tags, images, goal and execution date. */
+    /**
+     * The owner edits text, tags, images, goal and execution date, and a draft's state: release
+     * now, schedule, move or cancel the schedule (lib/items.ts `releasePatch`).
+     */
     async update(actor: Actor, id: string, input: Out<typeof UpdateCampaignInput>): Promise<CampaignDto> {
       await db.transaction(async (tx) => {
         const { user, before } = await store.ownedForUpdate(tx, actor, id);
@@ -132,7 +140,11 @@ export function createCampaignsService(deps: Deps) {
           if (await moneyMoved(tx, id)) throw conflict(M.currencyLocked);
         }
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
-        const patch: Partial<typeof campaigns.$inferInsert> = { ...itemPatch(input, before.targetType), executionDate: input.executionDate };
+        const patch: Partial<typeof campaigns.$inferInsert> = {
+          ...itemPatch(input, before.targetType),
+          executionDate: input.executionDate,
+          ...releasePatch(input, before),
+        };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
         await tx

@@ -19,7 +19,7 @@ import { recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { clientKey } from '../../lib/idempotency';
 import { isPast } from '../../lib/campaign-access';
-import { audiencesSeen } from '../../lib/access';
+import { assertReleased, audiencesSeen } from '../../lib/access';
 import type { DonationsContext } from './context';
 import { donationRequestHash, periodOf, refuseUnlessTakingDonations, type DonationRow, type Out } from './dto';
 import type { PaymentStarts } from './start';
@@ -123,6 +123,7 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
       /** The campaign's own refusals, answered before anything else: 404 unknown or hidden, 403 when it takes no donations, 409 once its date has passed. */
       const campaignTakingDonations = async () => {
         const campaign = await visible(actor, campaignId);
+        assertReleased(campaign);
         refuseUnlessTakingDonations({ actionMode: campaign.actionMode, past: isPast(campaign.executionDate) });
         return campaign;
       };
@@ -175,6 +176,7 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
         requestHash,
       });
       if (!inserted) throw notFound(M.campaignNotFound);
+      assertReleased(inserted);
       refuseUnlessTakingDonations(inserted);
       if (!inserted.donation) {
         const replay = await existing();

@@ -43,7 +43,7 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
       402: 'The card was declined',
       403: 'Donations are not open for this campaign, or the signed-in donor has not verified their email',
       404: 'Campaign not found',
-      409: 'The campaign has ended, or the Idempotency-Key was used for another donation',
+      409: 'The campaign has ended or is a draft (not released yet), or the Idempotency-Key was used for another donation',
       429: 'Payment attempts of this address, account or card spent (`Retry-After`)',
     },
     idempotencyKey: 'required',

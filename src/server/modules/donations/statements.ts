@@ -145,8 +145,8 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  * the messages need). One row when the campaign is there: the donation's columns (all null
  * when nothing was inserted: the campaign takes no donations, or the idempotency key is taken,
  * and then the caller reads that donation and answers as for it), then the campaign's action
- * mode, title, owner's email and whether its date has passed (a past campaign takes no
- * donations either); no row when the campaign is unknown or hidden from the donor.
+ * mode, title, owner's email, whether its date has passed (a past campaign takes no
+ * donations either) and when it was released (a draft takes none: null); no row when the campaign is unknown or hidden from the donor.
  * The transaction's commit waits for the disk unless $11 says 'off' (set_config's local setting
  * lasts until the statement's own commit): see PaymentProvider.inProcess.
  * $1 campaign, $2 the audiences the donor sees (lib/access.ts), $3 donor account or null, $4 guest
@@ -156,17 +156,17 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  */
 const INSERT_PENDING = `
 with c as (
-  select c.id, c.currency, c.action_mode, c.title, o.email as owner_email, coalesce(c.execution_date < now(), false) as past
+  select c.id, c.currency, c.action_mode, c.title, o.email as owner_email, coalesce(c.execution_date < now(), false) as past, c.released_at
     from campaigns c
     join users o on o.id = c.owner_id
    where c.id = $1::uuid and ${itemVisibleText('c', '$2', '$3')}
 ), d as (
   insert into donations (id, campaign_id, donor_id, donor_email, amount, currency, provider, provider_ref, idempotency_key, request_hash)
-  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support' and not c.past
+  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support' and not c.past and c.released_at is not null
   on conflict (idempotency_key) do nothing
   returning *
 )
-select ${cols('d')}, c.action_mode, c.title, c.owner_email, c.past, set_config('synchronous_commit', $11, true)
+select ${cols('d')}, c.action_mode, c.title, c.owner_email, c.past, c.released_at, set_config('synchronous_commit', $11, true)
   from c left join d on true`;
 
 export function donationStatements(db: Db) {
@@ -214,7 +214,7 @@ export function donationStatements(db: Db) {
       providerRef: string | null;
       /** Whether the commit may return before it is on disk (PaymentProvider.inProcess). */
       asyncCommit: boolean;
-    }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string; past: boolean } | null> {
+    }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string; past: boolean; releasedAt: Date | null } | null> {
       const params = [
         p.campaignId,
         textArrayLiteral(p.audiences),
@@ -237,6 +237,7 @@ export function donationStatements(db: Db) {
         title: row[width + 1] as string,
         ownerEmail: row[width + 2] as string,
         past: row[width + 3] === true,
+        releasedAt: row[width + 4] === null ? null : new Date(row[width + 4] as string | Date),
       };
     },
     async started(donationId: string, providerRef: string, checkoutUrl: string | null): Promise<DonationRow> {

@@ -31,10 +31,14 @@ export function projectsRest(app: FastifyInstance, { projects }: Services): void
   restRoute(app, {
     method: 'POST',
     url: '/api/projects',
-    summary: 'Create a project',
+    summary: 'Create a project (released at once, or a draft: `visibility`, `releaseAt`)',
     tag: 'projects',
     auth: 'required',
-    errors: { 403: 'The adult category needs adult access', 429: 'Project budget spent (`Retry-After`)' },
+    errors: {
+      400: 'A release time that is not in the future, or with `visibility: released`',
+      403: 'The adult category needs adult access',
+      429: 'Project budget spent (`Retry-After`)',
+    },
     body: CreateProjectInput,
     response: ProjectSchema,
     status: 201,
@@ -43,10 +47,14 @@ export function projectsRest(app: FastifyInstance, { projects }: Services): void
   restRoute(app, {
     method: 'PUT',
     url: '/api/projects/:id',
-    summary: 'Update my project',
+    summary: 'Update my project (a draft: release now, schedule, move or cancel the schedule)',
     tag: 'projects',
     auth: 'required',
-    errors: { 403: 'Not the project’s owner, or the adult category without adult access', 404: 'Project not found' },
+    errors: {
+      400: 'A released project back to draft, or a release time not in the future',
+      403: 'Not the project’s owner, or the adult category without adult access',
+      404: 'Project not found',
+    },
     params: IdParams,
     body: UpdateProjectInput,
     response: ProjectSchema,

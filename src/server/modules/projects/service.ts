@@ -8,8 +8,8 @@ import { favorites, listVersions, projectFollows, projects, projectSortKeys, use
 import type { Actor, Deps } from '../../deps';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
-import { assertOwnImages, imageUrlsOf, itemPatch } from '../../lib/items';
-import { assertCategoryAllowed, itemVisibleSql, requireUser, viewerOf } from '../../lib/access';
+import { assertOwnImages, imageUrlsOf, itemPatch, releasePatch } from '../../lib/items';
+import { assertCategoryAllowed, itemVisibleSql, requireUser, viewerOf, visibilityOf } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
 import { afterSortCursor, encodeSortCursor, orderOf, readSortCursor, searchCondition, visibleTotalSql, type SortOrder } from '../../lib/listing';
 import { coordinationText } from '../campaigns/coordination';
@@ -65,6 +65,8 @@ export function toProjectDto(r: Row): ProjectDto {
     supporters: followers,
     following: Boolean(r.following),
     ownerId: { _id: r.owner.id, username: r.owner.username, name: r.owner.name, imageUrl: r.owner.imageUrl, avatarUrl: r.owner.imageUrl },
+    visibility: visibilityOf(r.p),
+    releaseAt: r.p.releasedAt === null ? r.p.releaseAt : null,
     createdAt: r.p.createdAt,
     updatedAt: r.p.updatedAt,
   };
@@ -155,7 +157,7 @@ export function createProjectsService(deps: Deps) {
         const { user, before } = await ownedForUpdate(tx, actor, id);
         assertCategoryAllowed(user, input.type);
         await assertOwnImages(tx, user.id, imageUrlsOf(input), imageUrlsOf(before));
-        const patch: Partial<typeof projects.$inferInsert> = { ...itemPatch(input, before.targetType) };
+        const patch: Partial<typeof projects.$inferInsert> = { ...itemPatch(input, before.targetType), ...releasePatch(input, before) };
         const fields = changedFields(before as Record<string, unknown>, patch as Record<string, unknown>);
         if (!fields.length) return;
         await tx

@@ -23,7 +23,7 @@ export function supportsRest(app: FastifyInstance, { supports }: Services): void
     errors: {
       403: 'Supporting is not open for this campaign',
       404: 'Campaign not found',
-      409: 'The campaign has ended, or is already supported',
+      409: 'The campaign has ended or is a draft (not released yet), or is already supported',
       429: 'Support budget spent (`Retry-After`)',
     },
     params: IdParams,

@@ -10,7 +10,7 @@ import { isPast, visibleCampaign } from '../../lib/campaign-access';
 import { csvDocument, csvFilename } from '../../lib/csv';
 import { afterCursor, pageOf, readCursor } from '../../lib/listing';
 import { supportTemplates } from '../../mail/support-templates';
-import { requireOwnerOrAdmin, requireUser } from '../../lib/access';
+import { assertReleased, requireOwnerOrAdmin, requireUser } from '../../lib/access';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -33,7 +33,8 @@ export function createSupportsService(deps: Deps) {
 
   const supportable = (actor: Actor, id: string) => visibleCampaign(db, actor, id);
 
-  const assertOpen = (c: { actionMode: string; executionDate: Date | null }) => {
+  const assertOpen = (c: { actionMode: string; executionDate: Date | null; releasedAt: Date | null }) => {
+    assertReleased(c);
     if (c.actionMode === 'donation') throw forbidden(M.supportNotAccepted);
     if (isPast(c.executionDate)) throw conflict(M.campaignPast);
   };

@@ -189,7 +189,11 @@ export function createTeamsContext(deps: Deps) {
   /** Teams attach only to projects their owner owns (read with a share lock so it cannot vanish meanwhile). */
   async function assertOwnProject(tx: Tx, actor: Actor, projectId: string): Promise<void> {
     if (!isUuid(projectId)) throw notFound(M.projectNotFound);
-    const [p] = await tx.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId)).for('share');
+    const [p] = await tx
+      .select({ ownerId: projects.ownerId, type: projects.type, releasedAt: projects.releasedAt })
+      .from(projects)
+      .where(eq(projects.id, projectId))
+      .for('share');
     if (!p || !canSeeItem(actor, p)) throw notFound(M.projectNotFound);
     if (!isOwner(actor.user, p.ownerId)) throw forbidden(M.teamProjectNotOwned);
   }

@@ -29,6 +29,7 @@ export function teamSelection(viewerId: string | null) {
     projectTitle: projects.title,
     projectType: projects.type,
     projectOwnerId: projects.ownerId,
+    projectReleasedAt: projects.releasedAt,
     memberCount: sql<string>`(select count(*) from team_members m where m.team_id = ${teams.id} and m.status = 'active')`,
     myStatus: mine('status') as SQL<Status | null>,
     myRole: mine('role') as SQL<Role | null>,
@@ -41,6 +42,7 @@ export type TeamSelectRow = {
   projectTitle: string | null;
   projectType: string | null;
   projectOwnerId: string | null;
+  projectReleasedAt: Date | null;
   memberCount: string | number;
   myStatus: Status | null;
   myRole: Role | null;
@@ -85,7 +87,8 @@ export function toMemberDto(m: MemberSelectRow, ownerId: string): TeamMemberDto 
 /** A team as every call answers it; `membersNextCursor` only for a single team (lists leave it out). */
 export function toTeamDto(actor: Actor, r: TeamSelectRow, members: TeamMemberDto[], membersNextCursor?: string | null): TeamDto {
   // a team shows its project only to people who may see the project (lib/access.ts)
-  const project = r.projectType !== null && r.projectOwnerId !== null ? { type: r.projectType, ownerId: r.projectOwnerId } : null;
+  const project =
+    r.projectType !== null && r.projectOwnerId !== null ? { type: r.projectType, ownerId: r.projectOwnerId, releasedAt: r.projectReleasedAt } : null;
   const hideProject = !canSeeTeamProject(actor, project);
   return {
     _id: r.t.id,

@@ -23,7 +23,10 @@ export function teamLists(ctx: TeamsContext) {
       if (projectId) {
         if (!isUuid(projectId)) return empty;
         // a project the caller may not see has no teams to them, as an unknown one
-        const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId));
+        const [p] = await db
+          .select({ ownerId: projects.ownerId, type: projects.type, releasedAt: projects.releasedAt })
+          .from(projects)
+          .where(eq(projects.id, projectId));
         if (!p || !canSeeItem(actor, p)) return empty;
         base.push(eq(teams.projectId, projectId));
       }
@@ -79,7 +82,10 @@ export function teamLists(ctx: TeamsContext) {
     /** A page of the teams attached to a project, with member count and the first three members: the project page's Teams table. */
     async teamsOfProject(actor: Actor, projectId: string, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
-      const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type }).from(projects).where(eq(projects.id, projectId));
+      const [p] = await db
+        .select({ ownerId: projects.ownerId, type: projects.type, releasedAt: projects.releasedAt })
+        .from(projects)
+        .where(eq(projects.id, projectId));
       if (!p || !canSeeItem(actor, p)) throw notFound(M.projectNotFound);
       return teamItems(actor, eq(teams.projectId, projectId), query);
     },

@@ -32,7 +32,10 @@ export function teamSuggestions(ctx: TeamsContext) {
       const projectId = query.projectId ?? team.projectId;
       if (query.projectId || (!tags.length && projectId)) {
         if (!isUuid(projectId)) throw notFound(M.projectNotFound);
-        const [p] = await db.select({ ownerId: projects.ownerId, type: projects.type, tags: projects.tags }).from(projects).where(eq(projects.id, projectId));
+        const [p] = await db
+          .select({ ownerId: projects.ownerId, type: projects.type, releasedAt: projects.releasedAt, tags: projects.tags })
+          .from(projects)
+          .where(eq(projects.id, projectId));
         if (!p || !canSeeItem(actor, p)) throw notFound(M.projectNotFound);
         if (!tags.length) tags = p.tags;
       }

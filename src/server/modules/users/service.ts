@@ -81,7 +81,7 @@ export function createUsersService(deps: Deps) {
       const { user } = requireUser(actor);
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
       const [project] = await db
-        .select({ ownerId: projects.ownerId, tags: projects.tags, type: projects.type })
+        .select({ ownerId: projects.ownerId, tags: projects.tags, type: projects.type, releasedAt: projects.releasedAt })
         .from(projects)
         .where(eq(projects.id, projectId));
       if (!project || !canSeeItem(actor, project)) throw notFound(M.projectNotFound);
