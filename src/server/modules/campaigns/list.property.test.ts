@@ -8,7 +8,7 @@ import { rowsOf } from '../../db/client';
 import { campaigns, campaignTotals, supports, users } from '../../db/schema';
 import type { Actor } from '../../deps';
 import { canSeeItem } from '../../lib/access';
-import { createCampaignListQueries } from './list-queries';
+import { createCampaignListQueries, SEARCH_WALK } from './list-queries';
 
 /**
  * The campaign list against an oracle: every campaign read back, filtered and sorted in plain
@@ -402,10 +402,13 @@ describe('the campaign list', () => {
           }),
           { minLength: 3, maxLength: 6 },
         ),
-        async (steps, asks) => {
+        // how many rows a search walks before it reads its matches (SEARCH_WALK): a few, so that
+        // searches take both ways through list-queries.ts `searchIds` and `searchTotal`, or the default
+        fc.constantFrom(1, 3, 8, SEARCH_WALK),
+        async (steps, asks, searchWalk) => {
           await database.db.delete(campaignTotals);
           await database.db.delete(campaigns);
-          const lists = createCampaignListQueries(database.db);
+          const lists = createCampaignListQueries(database.db, { searchWalk });
           for (const s of steps) {
             await apply(s);
             const all = await readAll();
