@@ -108,7 +108,7 @@ describe('editing a campaign', () => {
     await logIn(page, owner.email);
     await page.goto('/campaigns/new');
     await titleField(page).fill('Kites over the harbour');
-    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('button', { name: 'Publish now' }).click();
     await page.waitForURL(/\/campaigns\/[0-9a-f-]{36}$/);
     const url = page.url();
     const notice = main(page).getByRole('status').filter({ hasText: M.campaignCreated });

@@ -129,7 +129,7 @@ describe('creating a campaign with images', () => {
     await page.getByRole('heading', { name: 'New campaign' }).waitFor();
 
     // the title is required: the shared schema's text
-    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('button', { name: 'Publish now' }).click();
     await page.getByText('Title is required').waitFor();
 
     await page.getByLabel('Title').fill('Paper lanterns for the river');
@@ -182,7 +182,7 @@ describe('creating a campaign with images', () => {
     await expect.poll(() => galleryPreviews.count()).toBe(2);
     expect(await galleryPreviews.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).alt))).toEqual(['first-sketch', 'second-sketch']);
 
-    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('button', { name: 'Publish now' }).click();
     await page.waitForURL(/\/campaigns\/[0-9a-f-]{36}$/);
     const detailUrl = page.url();
 
@@ -288,7 +288,7 @@ describe('creating a campaign with images', () => {
     await page.getByLabel('Gallery').setInputFiles(fake);
     await page.getByRole('alert').filter({ hasText: 'Only JPEG, PNG, WebP or GIF images can be uploaded: notes.png' }).waitFor();
     expect(await page.getByRole('list', { name: 'Chosen pictures' }).count()).toBe(0);
-    expect(await page.getByRole('button', { name: 'Create campaign' }).isEnabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Publish now' }).isEnabled()).toBe(true);
 
     await page.goto('/campaigns/00000000-0000-4000-8000-000000000000');
     await page.getByRole('heading', { name: 'Not found' }).waitFor();

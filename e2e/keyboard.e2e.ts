@@ -118,7 +118,7 @@ describe('the keyboard alone', () => {
     await tabTo(page, main.locator('a[href="/campaigns/new"]').first());
     await page.keyboard.press('Enter');
     await page.waitForURL(`${h.baseUrl}/campaigns/new`);
-    const submit = main.getByRole('button', { name: 'Create campaign' });
+    const submit = main.getByRole('button', { name: 'Publish now' });
     await tabTo(page, submit);
     await page.keyboard.press('Enter');
     await expectFocusedError(page, 'title', M.titleRequired);

@@ -51,7 +51,7 @@ describe('a project from creation to deletion', () => {
     await page.getByLabel('Tags').press('Enter');
     await page.getByLabel('Tags').fill('marine');
     await page.getByLabel('Tags').press(',');
-    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('button', { name: 'Publish now' }).click();
     await page.waitForURL(/\/projects\/[0-9a-f-]{36}$/);
     const detailUrl = page.url();
     const id = detailUrl.split('/').pop()!;

@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { z } from 'zod';
 import {
   ACTION_MODES,
@@ -72,6 +72,11 @@ interface ItemFormProps<S extends z.ZodType> {
   secondary?: ReactNode;
   /** Fields shown but not changeable (an edit once money has moved), each with its reason. */
   locked?: Partial<Record<'currency' | 'targetType', string>>;
+  /**
+   * A create form: a second submit button, "Save as draft", beside `submitLabel` ("Publish now"):
+   * the data then carries `visibility` ('released' or 'draft').
+   */
+  draftOption?: boolean;
 }
 
 /**
@@ -89,6 +94,7 @@ export function ItemForm<S extends z.ZodType>({
   onSubmit,
   secondary,
   locked = {},
+  draftOption = false,
 }: ItemFormProps<S>) {
   const { user } = useSession();
   const [v, setV] = useState<ItemFormValues>(initial);
@@ -96,6 +102,8 @@ export function ItemForm<S extends z.ZodType>({
   const [coverBusy, setCoverBusy] = useState(false);
   const [galleryBusy, setGalleryBusy] = useState(false);
   const uploading = coverBusy || galleryBusy;
+  // which submit button was used (Enter in a field submits with the first: publish)
+  const intent = useRef<'released' | 'draft'>('released');
 
   const set = <K extends keyof ItemFormValues>(key: K, value: ItemFormValues[K]) => setV((prev) => ({ ...prev, [key]: value }));
 
@@ -117,6 +125,8 @@ export function ItemForm<S extends z.ZodType>({
     };
     if (variant === 'campaign') values.executionDate = v.executionDate || null;
     else values.targetType = v.targetType;
+    if (draftOption) values.visibility = intent.current;
+    intent.current = 'released';
     const checked = validate(schema, values);
     setErrors(checked.errors);
     if (checked.ok) onSubmit(checked.data);
@@ -251,10 +261,28 @@ export function ItemForm<S extends z.ZodType>({
       />
       <Notice kind="error">{errors.form}</Notice>
       <Notice kind="error">{error}</Notice>
+      {draftOption && (
+        <p id="item-form-draft-hint" className="field-hint">
+          A draft is seen only by you until you release it, now or at a time you choose.
+        </p>
+      )}
       <div className="form-actions">
         <button type="submit" className="button button-large" disabled={uploading || busy}>
           {uploading ? M.uploadingImages : submitLabel}
         </button>
+        {draftOption && (
+          <button
+            type="submit"
+            className="button button-large button-secondary"
+            disabled={uploading || busy}
+            aria-describedby="item-form-draft-hint"
+            onClick={() => {
+              intent.current = 'draft';
+            }}
+          >
+            {M.saveAsDraft}
+          </button>
+        )}
         {secondary}
       </div>
     </form>

@@ -5,6 +5,7 @@ import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { categoryLabel, goalText } from '../../components/itemText';
+import { DraftBanner } from '../../components/DraftBanner';
 import { ImageGallery } from '../../components/ImageGallery';
 import { FavoriteButton } from '../../components/FavoriteButton';
 import { GoalProgress } from '../../components/GoalProgress';
@@ -89,10 +90,13 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
   const takesSupport = c.actionMode === 'support' || c.actionMode === 'both';
   const isOwner = session.user !== null && session.user._id === c.ownerId._id;
   const ownerView = isOwner || session.isAdmin;
+  // money and support open at release (a draft is seen by its owner only)
+  const released = c.visibility === 'released';
   return (
     <article className="page item-detail">
       <BackLink />
       <PageNotice text={notice} />
+      {isOwner && !released && <DraftBanner kind="campaign" item={c} />}
       <header className="item-head">
         <h1>{c.title}</h1>
         <span className="type-badge">{categoryLabel(c.type)}</span>
@@ -162,8 +166,8 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
             <TagPills tags={c.tags} basePath="/campaigns" />
             {session.user && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
           </aside>
-          {takesSupport && <SupportPanel campaign={c} />}
-          {takesDonations && <DonatePanel campaign={c} />}
+          {released && takesSupport && <SupportPanel campaign={c} />}
+          {released && takesDonations && <DonatePanel campaign={c} />}
         </div>
       </div>
       {ownerView && (

@@ -26,7 +26,8 @@ export default function NewCampaignPage() {
         <ItemForm
           variant="campaign"
           schema={CreateCampaignInput}
-          submitLabel="Create campaign"
+          submitLabel={M.publishNow}
+          draftOption
           busy={create.isPending || create.isSuccess}
           error={create.isError ? errorMessage(create.error, M.createCampaignFailed) : null}
           onSubmit={(data) => create.mutate(data)}

@@ -25,7 +25,8 @@ export default function NewProjectPage() {
         <ItemForm
           variant="project"
           schema={CreateProjectInput}
-          submitLabel="Create project"
+          submitLabel={M.publishNow}
+          draftOption
           busy={create.isPending || create.isSuccess}
           // the spec has one default text for creating and editing campaigns and projects
           error={create.isError ? errorMessage(create.error, M.createCampaignFailed) : null}

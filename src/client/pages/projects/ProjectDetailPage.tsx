@@ -5,6 +5,7 @@ import { M } from '../../../shared/messages';
 import type { ProjectDto } from '../../../shared/schemas/projects';
 import { useSession } from '../../auth/useSession';
 import { categoryLabel, goalText } from '../../components/itemText';
+import { DraftBanner } from '../../components/DraftBanner';
 import { ImageGallery } from '../../components/ImageGallery';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
@@ -61,6 +62,7 @@ function ProjectView({ p }: { p: ProjectDto }) {
   return (
     <article className="page item-detail">
       <BackLink />
+      {isOwner && p.visibility !== 'released' && <DraftBanner kind="project" item={p} />}
       <header className="item-head">
         <h1>{p.title}</h1>
         <span className="type-badge">{categoryLabel(p.type)}</span>
