@@ -46,6 +46,8 @@ let adminEmail = '';
 let ownerEmail = '';
 const ids = { campaign: '', project: '', team: '', donation: '', owner: '' };
 let disputedDonation = '';
+/** The owner's drafts (a campaign scheduled for release, a project not scheduled): the owner sees the draft banner, everyone else Not found. */
+const drafts = { campaign: '', project: '' };
 
 async function buildFixtures() {
   h = await startHarness();
@@ -137,10 +139,15 @@ async function buildFixtures() {
     const fav = await call(h.app, owner, { method: 'POST', url: '/api/favorites', payload: { targetType, targetId } });
     expect(fav.statusCode).toBeLessThan(300);
   }
+  drafts.campaign = await created(owner, '/api/campaigns', {
+    title: 'Lantern workshop, a preview for the first few',
+    releaseAt: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+  });
+  drafts.project = await created(owner, '/api/projects', { title: 'Street choir, still a draft', visibility: 'draft' });
 }
 
-/** Every route, and the receipt of a donation refunded in part and under a chargeback. */
-const routes = () => [...everyRoute(ids), `/donations/${disputedDonation}`];
+/** Every route, the receipt of a donation refunded in part and under a chargeback, and the owner's drafts. */
+const routes = () => [...everyRoute(ids), `/donations/${disputedDonation}`, `/campaigns/${drafts.campaign}`, `/projects/${drafts.project}`];
 
 /** The page has loaded what it shows: its heading, no loading state left, the requests it made answered. */
 async function loaded(page: Page, pending: () => number) {
