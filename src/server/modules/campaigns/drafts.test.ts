@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../shared/messages';
 import { campaigns, changeHistory, projects } from '../../db/schema';
 import { releaseDue } from '../../jobs/release';
+import { createJobRunner } from '../../jobs/runner';
 import { buildTestApp, call, openTestDatabase, signUpVerified, trpc, type Client } from '../../../../test/helpers';
 
 /**
@@ -167,6 +168,34 @@ describe.each(KINDS)('a draft $one', (k) => {
       { fields: ['releasedAt', 'releaseAt'], actor: null, subject: owner.userId },
     ]);
     expect(await releaseDue(database.db, later)).toBe(0);
+  });
+});
+
+describe('the release tick', () => {
+  it('runs on its own schedule (every minute in production) once the jobs are started, and a run of the jobs releases too', async () => {
+    const k = KINDS[0];
+    const runner = createJobRunner({
+      db: database.db,
+      storage: app.deps.storage,
+      services: app.services,
+      log: app.log,
+      intervalMs: 3_600_000,
+      releaseIntervalMs: 25,
+    });
+    const soon = await create(k, owner, { title: 'On the tick', releaseAt: new Date(Date.now() + 1_000).toISOString() });
+    runner.start();
+    try {
+      await expect
+        .poll(async () => (await call(app, null, { method: 'GET', url: `/api/${k.kind}/${soon._id}` })).statusCode, { timeout: 30_000, interval: 100 })
+        .toBe(200);
+    } finally {
+      await runner.stop();
+    }
+    // the scheduled run (the admin's Run now) releases what is due as well, and counts it
+    const due = await create(KINDS[1], owner, { title: 'On the run', releaseAt: new Date(Date.now() + 60_000).toISOString() });
+    const run = await app.jobs.runNow(new Date(Date.now() + 120_000));
+    expect(run?.counts).toMatchObject({ released: 1 });
+    expect((await call(app, stranger, { method: 'GET', url: `/api/projects/${due._id}` })).statusCode).toBe(200);
   });
 });
 
