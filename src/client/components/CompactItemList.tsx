@@ -2,7 +2,7 @@ import { useId, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { Currency } from '../../shared/constants';
 import { formatMoney } from '../../shared/money';
-import { categoryLabel } from './itemText';
+import { categoryLabel, visibilityLabel } from './itemText';
 import { ZoomableImage } from './ZoomableImage';
 
 /** What a compact row of a campaign or project needs (both DTOs fit). */
@@ -16,6 +16,8 @@ export interface CompactItem {
   supporters: number;
   imageUrl: string | null;
   isPast?: boolean;
+  /** A draft or a scheduled one is its owner's alone (shown as a badge). */
+  visibility?: 'draft' | 'scheduled' | 'released';
 }
 
 interface CompactItemListProps<T extends CompactItem> {
@@ -57,6 +59,7 @@ export function CompactItemList<T extends CompactItem>({ items, basePath, noun, 
             <p className="compact-meta muted">
               <span className="type-badge">{categoryLabel(item.type)}</span>
               {item.isPast && <span className="status-badge">Past</span>}
+              {item.visibility && item.visibility !== 'released' && <span className="status-badge">{visibilityLabel(item.visibility)}</span>}
               {noun === 'campaign' ? (
                 <>
                   {/* "Executes 5 Dec 2026 - 42 supporters" or "Open" */}

@@ -11,3 +11,8 @@ export function goalText(item: { goalAmount: number; currency: Currency; targetT
 export function categoryLabel(type: string): string {
   return type.charAt(0).toUpperCase() + type.slice(1);
 }
+
+/** An unreleased item's state as its owner's badge reads it. */
+export function visibilityLabel(v: 'draft' | 'scheduled'): string {
+  return v === 'draft' ? 'Draft' : 'Scheduled';
+}

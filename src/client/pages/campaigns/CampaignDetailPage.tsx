@@ -4,7 +4,7 @@ import { campaignInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { categoryLabel, goalText } from '../../components/itemText';
+import { categoryLabel, goalText, visibilityLabel } from '../../components/itemText';
 import { DraftBanner } from '../../components/DraftBanner';
 import { ImageGallery } from '../../components/ImageGallery';
 import { FavoriteButton } from '../../components/FavoriteButton';
@@ -100,6 +100,7 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
       <header className="item-head">
         <h1>{c.title}</h1>
         <span className="type-badge">{categoryLabel(c.type)}</span>
+        {c.visibility !== 'released' && <span className="status-badge">{visibilityLabel(c.visibility)}</span>}
         {c.isPast && <span className="status-badge">Past</span>}
         <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />
         {isOwner && (

@@ -4,7 +4,7 @@ import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import type { ProjectDto } from '../../../shared/schemas/projects';
 import { useSession } from '../../auth/useSession';
-import { categoryLabel, goalText } from '../../components/itemText';
+import { categoryLabel, goalText, visibilityLabel } from '../../components/itemText';
 import { DraftBanner } from '../../components/DraftBanner';
 import { ImageGallery } from '../../components/ImageGallery';
 import { ImageOverlay } from '../../components/ImageOverlay';
@@ -66,6 +66,7 @@ function ProjectView({ p }: { p: ProjectDto }) {
       <header className="item-head">
         <h1>{p.title}</h1>
         <span className="type-badge">{categoryLabel(p.type)}</span>
+        {p.visibility !== 'released' && <span className="status-badge">{visibilityLabel(p.visibility)}</span>}
       </header>
       <div className="detail-grid">
         <div className="detail-main">
