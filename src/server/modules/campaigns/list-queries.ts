@@ -114,14 +114,6 @@ function keyOf(sort: CampaignSort, r: ListRow): Date | number {
 /** Pages of the newest-first list from this offset on start from a page mark (page-marks.ts). */
 const MARK_EVERY = 1000;
 
-/**
- * How many rows a search reads in its list's order before it reads its matches instead (see
- * `searchIds`). Walking costs a few microseconds a row, reading a match by the search indexes about
- * as much but for every match: 2,000 rows bound a walk to ~10 ms, and a search that does not fill
- * its page within them matches under 1.1 % of the list (its total, under 5 %), few enough to read.
- */
-export const SEARCH_WALK = 2000;
-
 export interface ListResult {
   rows: ListRow[];
   total: number;
@@ -233,8 +225,8 @@ function shapeOf<T>(shapes: Map<string, T>, key: string | null, build: () => T):
 type From = 'top' | 'cursor' | 'mark';
 
 /**
- * The campaign list over one database. `markEvery` (tests) spaces the page marks; `searchWalk`
- * (tests) bounds a search's walk (SEARCH_WALK).
+ * The campaign list over one database. `markEvery` (tests) spaces the page marks; `fewMatches`
+ * (tests) is how many matches a search may have to be read whole (`fewIds`; SEARCH_COUNT_CAP).
  *
  * Each statement is built once per shape (what changes its text: sort, the filters present, the
  * kind of search, where the page starts, an offset or not, the kind of viewer and the audiences
@@ -244,8 +236,8 @@ type From = 'top' | 'cursor' | 'mark';
  * generic plan cannot know that one word matches nothing and another a quarter of the table.
  * Rows come back as arrays, mapped by a mapper made once per shape (db/array-rows.ts).
  */
-export function createCampaignListQueries(db: Db, opts: { markEvery?: number; searchWalk?: number } = {}) {
-  const walk = sql.raw(String(opts.searchWalk ?? SEARCH_WALK));
+export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fewMatches?: number } = {}) {
+  const fewMatches = opts.fewMatches ?? SEARCH_COUNT_CAP;
   const marks = createPageMarks(db, { every: opts.markEvery ?? MARK_EVERY });
   const exec = arrayRunner(db);
   const totalShapes = new Map<string, Built>();
@@ -281,60 +273,24 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; se
   const cappedTotal = (query: CampaignListInput, ownerId: unknown) => ownerId === undefined && !whole(query, ownerId);
 
   /**
-   * A search's page of ids, never a walk through the whole list. The planner would choose between
-   * walking the sort's index, checking each row's words, and reading every match by the search
-   * indexes, from its guess of how many rows match; a word it has no statistics for (a typo, a rare
-   * word) it guesses at about 0.4 %, and walking for one that matches nothing read all 1,000,000
-   * campaigns of the bench (7.7 s). So the page walks at most SEARCH_WALK rows of the list in the
-   * sort's order (a common word fills its page within a few dozen); when they do not fill the page,
-   * the matches are read by the indexes (there are then few: under 1.1 % of the list) and sorted.
-   * The second part runs only when the first fell short (a one-time filter on `enough`).
+   * The page's ids of a search with few matches (its total, read first, is at most
+   * SEARCH_COUNT_CAP): all of them read by the search indexes, then sorted. Left to itself the
+   * planner may walk the sort's index checking every row's words for a word it has no statistics
+   * for (a typo, a rare word: it guesses about 0.4 % of the rows), and a word that matched nothing
+   * read all 1,000,000 campaigns of the bench that way (7.7 s). A search with more matches than
+   * the cap keeps the planner's own plan: its statistics then hold the word.
    */
-  function searchIds(order: SortOrder, conds: SQL[], search: SQL, offset: boolean): SQL {
+  function fewIds(order: SortOrder, conds: SQL[], search: SQL, offset: boolean): SQL {
     const dir = sql.raw(order.dir);
     const join = order.key.table === campaigns ? sql`` : sql` join ${campaignSortKeys} on ${campaignSortKeys.campaignId} = ${campaigns.id}`;
-    const skip = offset ? P.offset : sql`0`;
-    return sql`(with walked as (
-        select w.id, w.k from (
-          select ${campaigns.id} as id, ${order.key} as k, ${search} as hit from ${campaigns}${join}
-          where ${and(...conds)} order by ${order.key} ${dir}, ${order.id} ${dir} limit ${walk}
-        ) w
-        where w.hit order by w.k ${dir}, w.id ${dir} offset ${skip} limit ${P.limit}),
-      enough as (select count(*) = ${P.limit} as ok from walked),
-      rest as materialized (
-        select ${campaigns.id} as id, ${order.key} as k from ${campaigns}${join}
-        where ${and(...conds, search)} and not (select ok from enough))
-      select id from walked where (select ok from enough)
-      union all
-      (select id from rest order by k ${dir}, id ${dir} offset ${skip} limit ${P.limit}))`;
-  }
-
-  /**
-   * A search's total, up to SEARCH_COUNT_CAP + 1, as its page is read: the newest SEARCH_WALK rows
-   * of the list are checked first (a word in 5 % of them or more has more than the cap); otherwise
-   * the matches are counted by the search indexes (PostgreSQL reads them as it needs, up to the cap).
-   */
-  function searchTotal(conds: SQL[], search: SQL) {
-    const cap = sql.raw(String(SEARCH_COUNT_CAP + 1));
-    return db
-      .select({
-        n: sql<string>`(with walked as (
-            select count(*) as n from (
-              select 1 from (
-                select ${search} as hit from ${campaigns} where ${and(...conds)}
-                order by ${campaigns.createdAt} desc, ${campaigns.id} desc limit ${walk}
-              ) w where w.hit limit ${cap}) x),
-          m as materialized (select 1 from ${campaigns} where ${and(...conds, search)} and (select n from walked) < ${cap})
-          select greatest((select n from walked), (select count(*) from (select 1 from m limit ${cap}) y)))`,
-        generation: sql<null>`null`,
-      })
-      .from(sql`(select 1) one`);
+    return sql`(with m as materialized (
+        select ${campaigns.id} as id, ${order.key} as k from ${campaigns}${join} where ${and(...conds, search)})
+      select id from m order by k ${dir}, id ${dir} offset ${offset ? P.offset : sql`0`} limit ${P.limit})`;
   }
 
   /** The total's query: one row (n, and for the whole list the generation of its page marks). */
-  function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: unknown, conds: SQL[], search: SQL | undefined) {
-    if (search) return searchTotal(conds, search);
-    if (cappedTotal(query, ownerId)) {
+  function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: unknown, conds: SQL[]) {
+    if (query.q.trim() || cappedTotal(query, ownerId)) {
       // counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word or a large
       // category over a million rows would read them all, and nobody pages that deep
       const matches = db
@@ -357,7 +313,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; se
   }
 
   /** The page's rows: their ids by the sort's index, then those rows with everything the answer shows. */
-  function rowsQuery(viewer: Viewer, query: CampaignListInput, conds: SQL[], search: SQL | undefined, from: From, offset: boolean) {
+  function rowsQuery(viewer: Viewer, query: CampaignListInput, conds: SQL[], search: SQL | undefined, few: boolean, from: From, offset: boolean) {
     const order = CAMPAIGN_ORDERS[query.sort ?? 'newest'];
     const start =
       from === 'cursor'
@@ -366,10 +322,11 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; se
           ? sql`(${campaigns.createdAt}, ${campaigns.id}) <= (${P.markT}::timestamptz, ${P.markId}::uuid)`
           : undefined;
     const base = db.select({ id: campaigns.id }).from(campaigns).$dynamic();
-    const ids = search
-      ? searchIds(order, [...conds, ...(start ? [start] : [])], search, offset)
-      : (order.key.table === campaigns ? base : base.innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id)))
-          .where(and(...conds, start))
+    const ids =
+      search && few
+        ? fewIds(order, [...conds, ...(start ? [start] : [])], search, offset)
+        : (order.key.table === campaigns ? base : base.innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id)))
+            .where(and(...conds, search, start))
           .orderBy(...orderOf(order))
           .limit(P.limit)
           .offset(offset ? P.offset : 0);
@@ -413,7 +370,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; se
         ? null
         : `${sort}|${ownerId ? 'owner' : ''}|${query.type ? 'type' : ''}|${query.status ?? ''}|${viewer.userId === null ? '' : 'user'}|${audiencesKey(viewer.audiences)}|${totalKind}|${lifted?.key ?? ''}`;
     const total = fill(
-      shapeOf(totalShapes, filters, () => totalQuery(shapeViewer, query, ownerId, conds().conds, searched).toSQL()),
+      shapeOf(totalShapes, filters, () => totalQuery(shapeViewer, query, ownerId, searched ? [...conds().conds, searched] : conds().conds).toSQL()),
       values,
     );
 
@@ -434,9 +391,12 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; se
         skip = mark.rank - rank;
       }
     }
+    // a search's total first: with few matches its page reads them all (fewIds)
+    if (searched) counted = await exec(total, prepare);
+    const few = searched !== undefined && Number(counted?.[0]?.[0] ?? 0) <= fewMatches;
     values.offset = skip;
-    const page = shapeOf(pageShapes, filters && `${filters}|${from}|${skip > 0 ? 'offset' : ''}`, () =>
-      rowsQuery(shapeViewer, query, conds().conds, searched, from, skip > 0),
+    const page = shapeOf(pageShapes, filters && `${filters}|${from}|${skip > 0 ? 'offset' : ''}|${few ? 'few' : ''}`, () =>
+      rowsQuery(shapeViewer, query, conds().conds, searched, few, from, skip > 0),
     );
     return { total, counted, rows: fill(page.rows, values), map: page.map, prepare };
   }
