@@ -327,9 +327,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         ? fewIds(order, [...conds, ...(start ? [start] : [])], search, offset)
         : (order.key.table === campaigns ? base : base.innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id)))
             .where(and(...conds, search, start))
-          .orderBy(...orderOf(order))
-          .limit(P.limit)
-          .offset(offset ? P.offset : 0);
+            .orderBy(...orderOf(order))
+            .limit(P.limit)
+            .offset(offset ? P.offset : 0);
     const selection = { ...campaignSelection(viewer.userId), keys: { raised: campaignSortKeys.raised, supporters: campaignSortKeys.supporters } };
     const rows = db
       .select(selection)
