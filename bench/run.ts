@@ -706,8 +706,9 @@ other.
   with the per-address limits as configured) and a baseline
   (\`bench/raw-server.ts\`): bare Fastify + postgres.js running *exactly* the statements the REST
   list runs for the same request, the same way (taken from the service's own list queries,
-  \`createCampaignListQueries(db).statements(...)\` after one request through them: unnamed
-  statements over the extended protocol, as Drizzle sends them; from the page mark for a deep
+  \`createCampaignListQueries(db).statements(...)\` after one request through them: over the
+  extended protocol, named prepared statements when the app prepares them (every list without a
+  search) and unnamed ones otherwise, as the app sends them; from the page mark for a deep
   \`page=\`), answering the rows as JSON with no DTO mapping and no zod. Neither is part of the app.
 - **Load:** both servers first run every scenario for the warm-up time (V8 compiles the code
   they run; the app has more of it). Then autocannon over loopback, one scenario at a time, three ways: 10 connections flat out
