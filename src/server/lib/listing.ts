@@ -151,17 +151,33 @@ export function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** What a search matches with, from what a person typed: the prefix query (null: no word in it) and the title pattern. */
+export interface SearchTerms {
+  ts: string | null;
+  like: string;
+}
+
+/** The terms of a search, or null when nothing was typed. */
+export function searchTerms(q: string): SearchTerms | null {
+  const query = q.trim();
+  if (!query) return null;
+  return { ts: prefixTsQuery(query), like: `%${likeEscape(query)}%` };
+}
+
 /**
  * Search over a table with a generated `search_vector` (title, tags, category, description: GIN)
  * and a trigram index on the title: every typed word as the start of a word (stemmed), or the
- * typed text as a piece of the title; odd characters are text.
+ * typed text as a piece of the title; odd characters are text. The terms may be placeholders of
+ * a statement built once (`hasWords` then says which of the two forms to build).
  */
+export function searchSql(searchVector: AnyColumn, title: AnyColumn, terms: { ts: unknown; like: unknown }, hasWords: boolean): SQL {
+  return hasWords ? sql`(${searchVector} @@ to_tsquery('english', ${terms.ts}) OR ${title} ILIKE ${terms.like})` : sql`${title} ILIKE ${terms.like}`;
+}
+
+/** The search condition of what a person typed, or undefined when nothing was typed. */
 export function searchCondition(searchVector: AnyColumn, title: AnyColumn, q: string): SQL | undefined {
-  const query = q.trim();
-  if (!query) return undefined;
-  const ts = prefixTsQuery(query);
-  const like = `%${likeEscape(query)}%`;
-  return ts !== null ? sql`(${searchVector} @@ to_tsquery('english', ${ts}) OR ${title} ILIKE ${like})` : sql`${title} ILIKE ${like}`;
+  const terms = searchTerms(q);
+  return terms ? searchSql(searchVector, title, terms, terms.ts !== null) : undefined;
 }
 
 /** The literal of a Postgres text[] (a parameter read the same on postgres.js and PGlite). */

@@ -1,23 +1,4 @@
-import {
-  and,
-  Column,
-  eq,
-  fillPlaceholders,
-  getTableColumns,
-  getTableName,
-  gte,
-  inArray,
-  is,
-  isNull,
-  lt,
-  or,
-  Param,
-  Placeholder,
-  SQL,
-  sql,
-  StringChunk,
-  type SQLChunk,
-} from 'drizzle-orm';
+import { and, eq, fillPlaceholders, getTableColumns, gte, inArray, isNull, lt, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { SEARCH_COUNT_CAP, type CampaignSort, type CampaignStatus, type Category } from '../../../shared/constants';
 import type { ListQuery } from '../../../shared/schemas/campaigns';
@@ -31,7 +12,9 @@ import {
   encodeSortCursor,
   orderOf,
   readSortCursor,
-  searchCondition,
+  searchSql,
+  searchTerms,
+  type SearchTerms,
   visibleTotalSql,
   type SortCursor,
   type SortOrder,
@@ -138,6 +121,9 @@ const P = {
   /** The page mark's created_at and id. */
   markT: sql.placeholder('markT'),
   markId: sql.placeholder('markId'),
+  /** A search's prefix query and title pattern (lib/listing.ts `searchTerms`). */
+  ts: sql.placeholder('ts'),
+  like: sql.placeholder('like'),
 };
 
 /** A statement as built once: its params hold placeholders where a request's values go. */
@@ -147,75 +133,15 @@ type Built = Statement;
 const fill = (b: Built, values: Values): Statement => ({ sql: b.sql, params: fillPlaceholders(b.params, values) });
 
 /**
- * A search condition with its values taken out: `key` is the text it builds with a mark for each
- * value (two searches of one form share it, whatever their words), `sql` the same condition with
- * the placeholders `s0`, `s1`... in place of the values, `values` those placeholders' values.
+ * The shape built for `key`, built now if it is new. The shapes are finite (4 sorts, owner or not,
+ * category or not, 3 statuses, the kinds of viewer, the ways to start a page, an offset or not, no
+ * search or one of its 2 forms, few matches or more), and no value goes into a key, so the map
+ * of kept shapes needs no bound.
  */
-interface LiftedSearch {
-  key: string;
-  sql: SQL;
-  values: Values;
-}
-
-/**
- * lib/listing.ts `searchCondition` writes the typed words into its SQL as values; the list's
- * statements are built once per shape, so the values are lifted out here. Null when the condition
- * holds anything but SQL, text, columns and plain values: the statements are then built for
- * that request alone.
- */
-function liftSearch(search: SQL): LiftedSearch | null {
-  const acc = { key: '', values: {} as Values, n: 0 };
-  const chunks = liftChunks(search.queryChunks, acc);
-  return chunks && { key: acc.key, sql: new SQL(chunks), values: acc.values };
-}
-
-function liftChunks(chunks: readonly unknown[], acc: { key: string; values: Values; n: number }): SQLChunk[] | null {
-  const out: SQLChunk[] = [];
-  const value = (v: unknown) => {
-    const name = `s${acc.n++}`;
-    acc.values[name] = v;
-    // (NUL: no SQL text holds it)
-    acc.key += `\0${name}`;
-    out.push(sql.placeholder(name));
-  };
-  const plain = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint';
-  for (const chunk of chunks) {
-    if (chunk === undefined) continue;
-    if (plain(chunk)) value(chunk);
-    else if (is(chunk, StringChunk)) {
-      acc.key += chunk.value.join('');
-      out.push(chunk);
-    } else if (is(chunk, Column)) {
-      acc.key += `\u0001${getTableName(chunk.table)}.${chunk.name}`;
-      out.push(chunk);
-    } else if (is(chunk, Param) && !is(chunk.value, Placeholder)) {
-      const v = chunk.value === null ? null : chunk.encoder.mapToDriverValue(chunk.value);
-      if (!plain(v)) return null;
-      value(v);
-    } else if (is(chunk, SQL) && !(chunk as unknown as { shouldInlineParams: boolean }).shouldInlineParams) {
-      const inner = liftChunks(chunk.queryChunks, acc);
-      if (!inner) return null;
-      out.push(new SQL(inner));
-    } else return null;
-  }
-  return out;
-}
-
-/**
- * How many statement shapes are kept. The shapes are finite (4 sorts, owner or not, category or
- * not, 3 statuses, 3 kinds of viewer, 5 ways to start the page, no search or one of
- * searchCondition's 2 forms: 2,160 at most, far fewer in use); the bound only keeps memory in
- * check should a condition's text ever vary with its values.
- */
-const SHAPES_KEPT = 2500;
-
-/** The shape built for `key`, built now if it is new (`key` null: built for this request alone). */
-function shapeOf<T>(shapes: Map<string, T>, key: string | null, build: () => T): T {
-  if (key === null) return build();
+function shapeOf<T>(shapes: Map<string, T>, key: string, build: () => T): T {
   let shape = shapes.get(key);
   if (!shape) {
     shape = build();
-    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value as string);
     shapes.set(key, shape);
   }
   return shape;
@@ -245,9 +171,14 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
 
   /**
    * What the list holds: who sees what, and the request's filters (`ownerId`, the viewer's
-   * account and the category are placeholders; the search is the request's own, see liftSearch).
+   * account, the category and the search's terms are placeholders).
    */
-  function conditions(viewer: Viewer, query: CampaignListInput, ownerId: Placeholder | undefined): { conds: SQL[]; search: SQL | undefined } {
+  function conditions(
+    viewer: Viewer,
+    query: CampaignListInput,
+    ownerId: Placeholder | undefined,
+    terms: SearchTerms | null,
+  ): { conds: SQL[]; search: SQL | undefined } {
     const conds = [itemVisibleSql(viewer, campaigns)];
     if (ownerId !== undefined) conds.push(eq(campaigns.ownerId, ownerId));
     if (query.type) conds.push(eq(campaigns.type, P.type));
@@ -256,7 +187,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     if (query.sort === 'ending') conds.push(gte(date, sql`now()`));
     if (query.status === 'active') conds.push(or(isNull(date), gte(date, sql`now()`)) as SQL);
     if (query.status === 'past') conds.push(lt(date, sql`now()`));
-    const search = searchCondition(campaigns.searchVector, campaigns.title, query.q);
+    const search = terms ? searchSql(campaigns.searchVector, campaigns.title, { ts: P.ts, like: P.like }, terms.ts !== null) : undefined;
     return { conds, search };
   }
 
@@ -354,21 +285,25 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     // the viewer and the owner as the statements see them: their accounts are placeholders
     const shapeViewer: Viewer = { ...viewer, userId: viewer.userId === null ? null : P.viewer };
     const ownerId = filter.ownerId === undefined ? undefined : P.owner;
-    // the conditions are built with a shape, and for a search (its words are lifted out of them)
+    // the conditions are built once per shape: the search's terms are values like the others
+    const terms = searchTerms(query.q);
     let built: ReturnType<typeof conditions> | undefined;
-    const conds = () => (built ??= conditions(shapeViewer, query, ownerId));
-    const search = query.q.trim() ? conds().search : undefined;
-    const lifted = search ? liftSearch(search) : undefined;
-    const searched = lifted ? lifted.sql : search;
-    const values: Values = { viewer: viewer.userId, owner: filter.ownerId ?? null, type: query.type ?? null, limit: query.limit + 1, ...lifted?.values };
+    const conds = () => (built ??= conditions(shapeViewer, query, ownerId, terms));
+    const searched = terms ? conds().search : undefined;
+    const values: Values = {
+      viewer: viewer.userId,
+      owner: filter.ownerId ?? null,
+      type: query.type ?? null,
+      limit: query.limit + 1,
+      ts: terms?.ts ?? null,
+      like: terms?.like ?? null,
+    };
     // a search is planned with its words (see createCampaignListQueries)
-    const prepare = search === undefined;
+    const prepare = terms === null;
     // the shape of the request's statements but for where its page starts (null: not kept)
     const totalKind = query.q.trim() || cappedTotal(query, ownerId) ? 'capped' : whole(query, ownerId) ? 'counts' : 'count';
-    const filters =
-      lifted === null
-        ? null
-        : `${sort}|${ownerId ? 'owner' : ''}|${query.type ? 'type' : ''}|${query.status ?? ''}|${viewer.userId === null ? '' : 'user'}|${audiencesKey(viewer.audiences)}|${totalKind}|${lifted?.key ?? ''}`;
+    const searchKind = terms === null ? '' : terms.ts === null ? 'title' : 'words';
+    const filters = `${sort}|${ownerId ? 'owner' : ''}|${query.type ? 'type' : ''}|${query.status ?? ''}|${viewer.userId === null ? '' : 'user'}|${audiencesKey(viewer.audiences)}|${totalKind}|${searchKind}`;
     const total = fill(
       shapeOf(totalShapes, filters, () => totalQuery(shapeViewer, query, ownerId, searched ? [...conds().conds, searched] : conds().conds).toSQL()),
       values,
@@ -395,7 +330,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     if (searched) counted = await exec(total, prepare);
     const few = searched !== undefined && Number(counted?.[0]?.[0] ?? 0) <= fewMatches;
     values.offset = skip;
-    const page = shapeOf(pageShapes, filters && `${filters}|${from}|${skip > 0 ? 'offset' : ''}|${few ? 'few' : ''}`, () =>
+    const page = shapeOf(pageShapes, `${filters}|${from}|${skip > 0 ? 'offset' : ''}|${few ? 'few' : ''}`, () =>
       rowsQuery(shapeViewer, query, conds().conds, searched, few, from, skip > 0),
     );
     return { total, counted, rows: fill(page.rows, values), map: page.map, prepare };
