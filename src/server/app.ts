@@ -29,6 +29,9 @@ import { projectsRest } from './modules/projects/rest';
 import { supportsRest } from './modules/supports/rest';
 import { tagsRest } from './modules/tags/rest';
 import { teamsRest } from './modules/teams/rest';
+import { previewsRest } from './modules/previews/rest';
+import { withoutPreviewToken } from './modules/previews/tokens';
+import { registerDraftImageGate } from './modules/previews/images';
 import { usersRest } from './modules/users/rest';
 import { uploadsRest } from './modules/uploads/rest';
 import { registerTrpcUploadLimit } from './modules/uploads/router';
@@ -86,6 +89,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
         ? false
         : {
             level: config.logLevel,
+            // a preview address's token never reaches the log (issue #30)
+            serializers: {
+              req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+                method: req.method,
+                url: withoutPreviewToken(req.url),
+                host: req.host,
+                remoteAddress: req.ip,
+                remotePort: req.socket?.remotePort,
+              }),
+            },
             // JSON lines for machines; readable lines when a person watches a terminal in development
             ...(opts.logStream
               ? { stream: opts.logStream }
@@ -189,6 +202,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       cronRest(api);
       tagsRest(api, services);
       teamsRest(api, services);
+      previewsRest(api, services);
       usersRest(api, services);
     },
   );
@@ -199,6 +213,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(async (api) => uploadsRest(api, services));
   // the document of every route above, and its reference page
   registerApiDocs(app, apiRoutes);
+  // a draft's images only through the access rule (issue #30), then the files
+  registerDraftImageGate(app, deps);
   await registerUploadsStatic(app, uploadsDir(config.dataDir));
   registerTrpcUploadLimit(app);
 

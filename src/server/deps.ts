@@ -27,6 +27,17 @@ export interface Actor {
   user: SessionUser | null;
   session: Session | null;
   ip: string;
+  /**
+   * Preview tokens the caller holds (issue #30): each from the preview cookie, for the item it was
+   * given for, or from the X-Preview-Token header (`itemId` null: tried on any draft asked for).
+   */
+  previews?: readonly PreviewPass[];
+}
+
+/** A preview token as the caller presents it. */
+export interface PreviewPass {
+  itemId: string | null;
+  token: string;
 }
 
 export type SignedInActor = Actor & { user: SessionUser; session: Session };

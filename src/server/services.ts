@@ -14,6 +14,7 @@ import { createTagsService } from './modules/tags/service';
 import { createTeamsService } from './modules/teams/service';
 import { createUsersService } from './modules/users/service';
 import { createUploadsService } from './modules/uploads/service';
+import { createPreviewsService } from './modules/previews/service';
 
 /** Every domain service, built once per app over the same dependencies. */
 export function createServices(deps: Deps) {
@@ -35,6 +36,7 @@ export function createServices(deps: Deps) {
     teams: createTeamsService(deps),
     users: createUsersService(deps),
     uploads: createUploadsService(deps),
+    previews: createPreviewsService(deps),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -65,3 +65,14 @@ export type ProjectSort = (typeof PROJECT_SORTS)[number];
 /** A campaign is active until its execution date has passed, then past. */
 export const CAMPAIGN_STATUSES = ['active', 'past'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** A preview circle member's role: a viewer reads a draft, a commenter also gives feedback (issue #30). */
+export const PREVIEW_ROLES = ['viewer', 'commenter'] as const;
+/** A preview circle member's state: invited -> joined (opened it) -> revoked. */
+export const PREVIEW_MEMBER_STATES = ['invited', 'joined', 'revoked'] as const;
+/** A preview link's life in days (default 7). */
+export const PREVIEW_LINK_DAYS = { min: 1, max: 90, default: 7 } as const;
+/** The cookie that keeps the preview tokens a browser was given (per item), so the page, its calls and its images carry them. */
+export const PREVIEW_COOKIE = 'kindling_preview';
+/** The header an API client sends a preview token in. */
+export const PREVIEW_HEADER = 'x-preview-token';

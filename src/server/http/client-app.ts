@@ -6,9 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { eq } from 'drizzle-orm';
 import { M } from '../../shared/messages';
 import { appRouteNames, appRoutes, matchAppPath, matchAppRoute, type AppRouteName } from '../../shared/routes';
 import { firstData, type FirstData } from './first-data';
+import { isUuid } from '../lib/ids';
+import { circleGrant, countFailedLookup, itemTable } from '../modules/previews/grant';
+import { isTokenShape, keepPreviewToken } from '../modules/previews/tokens';
 import { readPageSession } from './request-auth';
 import { isApiUrl, MAX_PARAM_LENGTH } from './security';
 
@@ -168,6 +172,31 @@ export function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' 
 }
 
 /**
+ * A preview address (`/campaigns/{id}?preview=<token>`, issue #30). On a released item it has
+ * done its work: a permanent redirect to the public page. On a draft, a token that lets the
+ * visitor in (a member's invite or a link: previews/grant.ts) is kept in the preview cookie and
+ * the visitor sent on to the page without it, so the token leaves the address bar and the
+ * history; any other token (unknown, expired, revoked, another item's: counted for the owner)
+ * gets the page exactly as a missing item's. Null when the page is to be sent as usual.
+ */
+async function previewEntry(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, kind: 'campaign' | 'project', id: string, token: string) {
+  if (!isUuid(id)) return null;
+  const table = itemTable(kind);
+  const [item] = await app.deps.db.select({ releasedAt: table.releasedAt }).from(table).where(eq(table.id, id));
+  if (!item) return null;
+  const page = `/${kind}s/${id}`;
+  if (item.releasedAt !== null) return reply.code(301).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(page, 301);
+  if (!isTokenShape(token)) {
+    await countFailedLookup(app.deps.db, kind, id);
+    return null;
+  }
+  const grant = await circleGrant(app.deps, { ...req.actor, previews: [{ itemId: id, token }] }, kind, id);
+  if (!grant) return null;
+  keepPreviewToken(req, reply, app.deps.config, id, token);
+  return reply.header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex').redirect(page, 302);
+}
+
+/**
  * The page for `url`: the route's template with its first data for this visitor (who is signed
  * in, and the public page's own reads). It depends on the session, so it is kept by the browser
  * only (`private`) and revalidated each time; a repeat visit whose page says the same as the
@@ -179,6 +208,10 @@ async function sendPage(app: FastifyInstance, req: FastifyRequest, reply: Fastif
   const [pathname, query] = q < 0 ? [req.url, ''] : [req.url.slice(0, q), req.url.slice(q + 1)];
   const match = matchAppPath(decodedPath(pathname));
   await readPageSession(req, reply, app.deps);
+  if (match && (match.name === 'campaign' || match.name === 'project') && /(^|&)preview=/.test(query)) {
+    const answered = await previewEntry(app, req, reply, match.name, match.params.id ?? '', new URLSearchParams(query).get('preview') ?? '');
+    if (answered) return answered;
+  }
   const data = await firstData({ deps: app.deps, services: app.services, req, res: reply }, match?.name, match?.params ?? {}, new URLSearchParams(query));
   const template = match ? templates.routes[match.name] : templates.notFound;
   reply.header('cache-control', 'private, no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');

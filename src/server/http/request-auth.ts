@@ -4,6 +4,7 @@ import { M } from '../../shared/messages';
 import { validateSessionToken } from '../auth/session';
 import type { Actor, Deps } from '../deps';
 import { forbidden } from '../lib/errors';
+import { previewPassesOf } from '../modules/previews/tokens';
 import { isApiUrl } from './security';
 import { clearSessionCookie, setSessionCookie } from './session-cookie';
 
@@ -42,7 +43,8 @@ export function isOwnOrigin(origin: string, req: FastifyRequest, appUrl: string)
 export function registerRequestAuth(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('actor', null as unknown as Actor);
   app.addHook('onRequest', async (req, reply) => {
-    req.actor = { user: null, session: null, ip: req.ip };
+    // preview tokens (issue #30) ride on every request: a page, its calls and its images
+    req.actor = { user: null, session: null, ip: req.ip, previews: previewPassesOf(req) };
     if (!isApiUrl(req.url)) return;
 
     const unsafe = !SAFE_METHODS.has(req.method);
@@ -70,7 +72,7 @@ async function signIn(req: FastifyRequest, reply: FastifyReply, deps: Deps, toke
     return;
   }
   if (valid.refreshed && !bearer) setSessionCookie(reply, deps.config, token, valid.session.expiresAt);
-  req.actor = { user: valid.user, session: valid.session, ip: req.ip };
+  req.actor = { ...req.actor, user: valid.user, session: valid.session, ip: req.ip };
 }
 
 /**
@@ -80,4 +82,14 @@ async function signIn(req: FastifyRequest, reply: FastifyReply, deps: Deps, toke
 export async function readPageSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): Promise<void> {
   const token = req.cookies[SESSION_COOKIE];
   if (token) await signIn(req, reply, deps, token, false);
+}
+
+/**
+ * A read of something the access rule guards outside the API (a draft's image): the session of
+ * the bearer token or the cookie on `request.actor`. A GET: no cross-site question arises.
+ */
+export async function readReadSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): Promise<void> {
+  const bearer = bearerToken(req);
+  const token = bearer ?? req.cookies[SESSION_COOKIE];
+  if (token) await signIn(req, reply, deps, token, bearer !== null);
 }

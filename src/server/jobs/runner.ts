@@ -50,7 +50,7 @@ export interface JobRunner {
 export function createJobRunner(opts: {
   db: Db;
   storage: Storage;
-  services: Pick<Services, 'donations' | 'supports'>;
+  services: Pick<Services, 'donations' | 'supports' | 'previews'>;
   log: FastifyBaseLogger;
   intervalMs: number;
   /** How often scheduled drafts are released (RELEASE_INTERVAL_MS unless given). */
@@ -68,10 +68,21 @@ export function createJobRunner(opts: {
 
   async function work(now: Date): Promise<JobRunRow> {
     const [run] = await db.insert(jobRuns).values({ job: JOB, startedAt: now }).returning();
-    const counts: Record<string, number> = { released: 0, reconciled: 0, charged: 0, succeeded: 0, failed: 0, cancelled: 0, reminded: 0, cleaned: 0 };
+    const counts: Record<string, number> = {
+      released: 0,
+      notified: 0,
+      reconciled: 0,
+      charged: 0,
+      succeeded: 0,
+      failed: 0,
+      cancelled: 0,
+      reminded: 0,
+      cleaned: 0,
+    };
     try {
       // scheduled drafts whose time has come (the minute's tick does this too; each is released once)
-      counts.released = await releaseDue(db, now);
+      counts.released = await releaseDue(db, now, services.previews.notices);
+      counts.notified = await services.previews.notices.followersDue(now);
       // donations left pending (a process died, an event never came) first: a monthly charge it settles is not due again
       counts.reconciled = (await services.donations.reconcilePending(now)).asked;
       // every due monthly donation, in bounded batches (a row that cannot be charged is passed over)
@@ -147,8 +158,9 @@ export function createJobRunner(opts: {
     releaseNow(now = new Date()) {
       // one pass at a time in this process; other processes' passes are harmless (release.ts)
       if (!releasing) {
-        releasing = releaseDue(db, now)
-          .then((n) => {
+        releasing = releaseDue(db, now, services.previews.notices)
+          .then(async (n) => {
+            await services.previews.notices.followersDue(now);
             if (n > 0) log.info({ released: n }, 'scheduled drafts released');
             return n;
           })

@@ -121,9 +121,41 @@ export function canSeeAdult(actor: Actor): boolean {
   return actor.user?.hasAdultAccess === true;
 }
 
-/** Whether the caller may see this item. */
-export function canSeeItem(actor: Actor, item: { type: string; ownerId: string; releasedAt: Date | null }): boolean {
-  return audiencesSeen(actor).includes(audienceOf(item)) || (actor.user !== null && actor.user.id === item.ownerId);
+/**
+ * What a person is to a draft through its preview circle (issue #30): a member (invited by
+ * username, or by email and holding the invite's token) or the holder of a valid link. Found by
+ * the previews module (`circleGrant`: the rows, tokens and expiry); what it lets them do is decided here.
+ */
+export interface CircleGrant {
+  role: 'viewer' | 'commenter';
+  memberId: string | null;
+  linkId: string | null;
+}
+
+/**
+ * Whether the caller may see this item: its audience is one they see, or it is theirs, or it is a
+ * draft and they are in its circle (`circle`; an adult draft still needs adult access). Lists,
+ * counts and searches never show a draft but to its owner (`itemVisibleSql`): the circle sees a
+ * draft at its own address only.
+ */
+export function canSeeItem(actor: Actor, item: { type: string; ownerId: string; releasedAt: Date | null }, circle: CircleGrant | null = null): boolean {
+  if (audiencesSeen(actor).includes(audienceOf(item)) || (actor.user !== null && actor.user.id === item.ownerId)) return true;
+  return circle !== null && audienceOf(item) === 'draft' && (item.type !== 'adult' || canSeeAdult(actor));
+}
+
+/** Whether the caller may look for a circle grant at all: signed in (a member by account) or holding a preview token. */
+export function mayHoldCircleGrant(actor: Actor): boolean {
+  return actor.user !== null || (actor.previews?.length ?? 0) > 0;
+}
+
+/** Feedback on a draft: its owner reads it always (also after release, read-only); the circle when the owner lets it. */
+export function canReadFeedback(actor: Actor, item: { ownerId: string }, circle: CircleGrant | null, circleReadsFeedback: boolean): boolean {
+  return isOwner(actor.user, item.ownerId) || (circle !== null && circleReadsFeedback);
+}
+
+/** Feedback is written while the item is a draft, by its owner and the circle's commenters (viewers and link holders read). */
+export function canWriteFeedback(actor: Actor, item: { ownerId: string; releasedAt: Date | null }, circle: CircleGrant | null): boolean {
+  return item.releasedAt === null && (isOwner(actor.user, item.ownerId) || circle?.role === 'commenter');
 }
 
 /** Who is looking, as list queries need it: the audiences they see and their account. */

@@ -1,16 +1,18 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../shared/messages';
 import type { CreateProjectInput } from '../../shared/schemas/projects';
 import type { Tx } from '../db/client';
+import { circleGrant, recordView } from '../modules/previews/grant';
+import { createReleaseNotices } from '../modules/previews/notices';
 import { type campaigns, type projects, users } from '../db/schema';
 import type { Actor, Deps } from '../deps';
 import { forbidden, notFound } from './errors';
 import { recordChange } from './history';
 import { isUuid } from './ids';
 import { assertOwnImages, imageUrlsOf, itemValues } from './items';
-import { assertCategoryAllowed, canSeeItem, isOwner, itemVisibleSql, requireUser, viewerOf } from './access';
+import { assertCategoryAllowed, canSeeItem, isOwner, itemVisibleSql, mayHoldCircleGrant, requireUser, viewerOf } from './access';
 
 /**
  * The reads and writes campaigns and projects (the spec's "items") do the same way, written
@@ -32,6 +34,8 @@ export interface ItemKind<T extends ItemTable, Row, Dto> {
   toDto: (row: Row) => Dto;
   /** The history's model name. */
   model: 'Campaign' | 'Project';
+  /** The kind, as the preview circle names it. */
+  kind: 'campaign' | 'project';
   /** The write budget creating one spends. */
   budget: 'campaign' | 'project';
   /** The text of the 404. */
@@ -55,13 +59,39 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
       .where(visible(actor, where))) as Row[];
   }
 
-  /** One item the viewer may see; 404 otherwise. */
+  /**
+   * A draft the caller does not own but may see through its preview circle (lib/access.ts
+   * `canSeeItem` with their grant), and the view counted; null for anyone else. Only drafts are
+   * looked at: a released item is seen by its audience, which `rows` already asked.
+   */
+  async function circleRow(actor: Actor, id: string): Promise<Row | null> {
+    const [draft] = await db
+      .select({ type: table.type, ownerId: table.ownerId, releasedAt: table.releasedAt })
+      .from(table)
+      .where(and(eq(table.id, id), isNull(table.releasedAt)));
+    if (!draft || isOwner(actor.user, draft.ownerId)) return null;
+    const grant = await circleGrant(deps, actor, kind.kind, id);
+    if (!grant || !canSeeItem(actor, draft, grant)) return null;
+    const [row] = (await db
+      .select(kind.selection(actor.user?.id ?? null))
+      .from(table)
+      .innerJoin(users, eq(users.id, table.ownerId))
+      .where(eq(table.id, id))) as Row[];
+    if (row) await recordView(db, grant);
+    return row ?? null;
+  }
+
+  /** One item the viewer may see (its circle too, for a draft); 404 otherwise, the same for a hidden item as for a missing one. */
   async function load(actor: Actor, id: string): Promise<Dto> {
     if (!isUuid(id)) throw notFound(kind.notFoundText);
     const [row] = await rows(actor, eq(table.id, id));
-    if (!row) throw notFound(kind.notFoundText);
-    return kind.toDto(row);
+    if (row) return kind.toDto(row);
+    const shown = mayHoldCircleGrant(actor) ? await circleRow(actor, id) : null;
+    if (!shown) throw notFound(kind.notFoundText);
+    return kind.toDto(shown);
   }
+
+  const notices = createReleaseNotices(deps);
 
   return {
     load,
@@ -99,6 +129,19 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
         return row.id;
       });
       return load(actor, id);
+    },
+
+    /**
+     * In the transaction that releases a draft by its owner's hand: the circle's notice recorded
+     * (previews/notices.ts). Resolves, after the commit, once the emails are on their way and any
+     * followers' notice that is due at once has gone.
+     */
+    async released(tx: Tx, item: { id: string; title: string }): Promise<() => Promise<void>> {
+      const deliver = await notices.released(tx, kind.kind, [item]);
+      return async () => {
+        deliver();
+        await notices.followersDue();
+      };
     },
 
     /** The item for a change by its owner, locked for the transaction; 404 for what the caller may not see, 403 for someone else's. */

@@ -12,6 +12,12 @@ export interface MailMessage {
   kind: string;
   /** The link the message carries, printed to the log when there is no SMTP server. */
   link?: string;
+  /**
+   * A secret the message carries (a preview invite's token): never logged, and left out of the
+   * outbox's copy when an SMTP server delivers the message. Without one, the outbox is the only
+   * mailbox there is (development and tests), so its copy keeps the text whole.
+   */
+  secret?: string;
 }
 
 /** The mailer port. Every message is recorded in the outbox table first. */
@@ -70,11 +76,12 @@ export async function createMailer(opts: {
     }
   }
 
+  const kept = (text: string | undefined, secret: string | undefined) => (text && secret && transport ? text.split(secret).join('[removed]') : text);
   const row = (msg: MailMessage) => ({
     to: msg.to,
     subject: msg.subject,
-    text: msg.text,
-    html: msg.html,
+    text: kept(msg.text, msg.secret) ?? '',
+    html: kept(msg.html, msg.secret),
     kind: msg.kind,
     status: transport ? ('pending' as const) : ('outbox' as const),
   });
@@ -86,7 +93,8 @@ export async function createMailer(opts: {
 
   function dispatch(id: string, msg: MailMessage) {
     if (!transport) {
-      log.info({ to: msg.to, kind: msg.kind, link: msg.link }, `email kept in the outbox (no SMTP_URL): ${msg.subject}${msg.link ? ` -> ${msg.link}` : ''}`);
+      const link = msg.secret ? undefined : msg.link;
+      log.info({ to: msg.to, kind: msg.kind, link }, `email kept in the outbox (no SMTP_URL): ${msg.subject}${link ? ` -> ${link}` : ''}`);
       return;
     }
     // Delivered in the background: the answer's timing must not depend on the SMTP server.

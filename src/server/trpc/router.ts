@@ -11,6 +11,7 @@ import { projectsRouter } from '../modules/projects/router';
 import { supportsRouter } from '../modules/supports/router';
 import { tagsRouter } from '../modules/tags/router';
 import { teamsRouter } from '../modules/teams/router';
+import { previewsRouter } from '../modules/previews/router';
 import { uploadsRouter } from '../modules/uploads/router';
 import { usersRouter } from '../modules/users/router';
 import { cronRouter } from '../jobs/router';
@@ -32,6 +33,7 @@ export const appRouter = router({
   supports: supportsRouter,
   tags: tagsRouter,
   teams: teamsRouter,
+  previews: previewsRouter,
   users: usersRouter,
 });
 export type AppRouter = typeof appRouter;

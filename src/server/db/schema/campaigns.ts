@@ -98,6 +98,8 @@ export const campaigns = pgTable(
     index('campaigns_type_created_id_idx').on(t.type, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     // the release job's due drafts: only scheduled drafts are in it
     index('campaigns_release_at_idx').on(t.releaseAt).where(sql`${t.releasedAt} IS NULL AND ${t.releaseAt} IS NOT NULL`),
+    // the drafts (few): what an image of a draft is looked up among (its address is served only through the access rule)
+    index('campaigns_drafts_idx').on(t.ownerId).where(sql`${t.releasedAt} IS NULL`),
     index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('campaigns_search_idx').using('gin', t.searchVector),
     index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),

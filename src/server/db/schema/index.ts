@@ -12,3 +12,4 @@ export * from './uploads';
 export * from './counts';
 export * from './tags';
 export * from './sort-keys';
+export * from './previews';

@@ -11,6 +11,7 @@ import { createSession, invalidateSession, invalidateUserSessions } from '../../
 import { users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors';
+import { claimPreviewInvites } from '../previews/claim';
 import { recordChange } from '../../lib/history';
 import { mailTemplates } from '../../mail/templates';
 import { toUserDto } from '../users/dto';
@@ -137,6 +138,8 @@ export function createAuthService(deps: Deps, opts: AuthServiceOptions = {}) {
           .returning({ id: users.id });
         if (!u) return false;
         await recordChange(tx, { modelName: 'User', action: 'update', key: u.id, fields: ['emailVerified'], actorId: u.id });
+        // a guest of a preview circle invited at this address keeps their seat and feedback as this account (issue #30)
+        await claimPreviewInvites(tx, u.id, t.email);
         return true;
       });
       if (!ok) throw badRequest(M.invalidOrExpiredToken);

@@ -70,6 +70,7 @@ export function createCampaignsService(deps: Deps) {
     selection: campaignSelection,
     toDto: (r: Row) => toCampaignDto(r),
     model: 'Campaign',
+    kind: 'campaign',
     budget: 'campaign',
     notFoundText: M.campaignNotFound,
   });
@@ -129,6 +130,7 @@ export function createCampaignsService(deps: Deps) {
      * now, schedule, move or cancel the schedule (lib/items.ts `releasePatch`).
      */
     async update(actor: Actor, id: string, input: Out<typeof UpdateCampaignInput>): Promise<CampaignDto> {
+      let released: () => Promise<void> = async () => {};
       await db.transaction(async (tx) => {
         const { user, before } = await store.ownedForUpdate(tx, actor, id);
         assertCategoryAllowed(user, input.type);
@@ -152,7 +154,10 @@ export function createCampaignsService(deps: Deps) {
           .set({ ...patch, updatedAt: new Date() })
           .where(eq(campaigns.id, id));
         await recordChange(tx, { modelName: 'Campaign', action: 'update', key: id, fields, actorId: user.id, subjectUserId: before.ownerId });
+        // released now by its owner: the circle hears in this transaction (previews/notices.ts)
+        if (patch.releasedAt) released = await store.released(tx, { id, title: patch.title ?? before.title });
       });
+      await released();
       return store.load(actor, id);
     },
   };

@@ -81,6 +81,7 @@ export function createProjectsService(deps: Deps) {
     selection,
     toDto: (r: Row) => toProjectDto(r),
     model: 'Project',
+    kind: 'project',
     budget: 'project',
     notFoundText: M.projectNotFound,
   });
@@ -153,6 +154,7 @@ export function createProjectsService(deps: Deps) {
     create: (actor: Actor, input: Out<typeof CreateProjectInput>): Promise<ProjectDto> => store.create(actor, input),
 
     async update(actor: Actor, id: string, input: Out<typeof UpdateProjectInput>): Promise<ProjectDto> {
+      let released: () => Promise<void> = async () => {};
       await db.transaction(async (tx) => {
         const { user, before } = await ownedForUpdate(tx, actor, id);
         assertCategoryAllowed(user, input.type);
@@ -165,7 +167,10 @@ export function createProjectsService(deps: Deps) {
           .set({ ...patch, updatedAt: new Date() })
           .where(eq(projects.id, id));
         await recordChange(tx, { modelName: 'Project', action: 'update', key: id, fields, actorId: user.id, subjectUserId: before.ownerId });
+        // released now by its owner: the circle hears in this transaction (previews/notices.ts)
+        if (patch.releasedAt) released = await store.released(tx, { id, title: patch.title ?? before.title });
       });
+      await released();
       return load(actor, id);
     },
 
