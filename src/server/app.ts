@@ -8,6 +8,7 @@ import type { Db } from './db/client';
 import type { Deps } from './deps';
 import { registerBuiltClient, registerViteDev } from './http/client-app';
 import { type LimitClock, registerClientLimit } from './http/client-limit';
+import { registerDraftHeaders } from './http/draft-headers';
 import { registerErrorHandler } from './http/errors';
 import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
@@ -171,6 +172,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   registerErrorHandler(app);
   registerSecurityHeaders(app, headers);
+  // an API answer that shows a draft is not cached, indexed or referred (issue #30): before the routes and compression
+  registerDraftHeaders(app);
   // before anything reads a body or a session: one address cannot take the server from others
   registerClientLimit(app, {
     concurrency: config.clientConcurrency,

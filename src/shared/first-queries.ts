@@ -67,5 +67,8 @@ export const campaignFilters = (params: URLSearchParams) => parseListFilters(par
 /** `/campaigns/:id`: the campaign (`campaigns.get`). */
 export const campaignInput = (id: string) => ({ id });
 
+/** `/projects/:id`: the project (`projects.get`), as its page asks for it. */
+export const projectInput = (id: string) => ({ id });
+
 /** The id of the element whose text is the first data (a JSON data block: never run as script). */
 export const FIRST_DATA_ID = 'first-data';

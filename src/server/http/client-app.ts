@@ -15,6 +15,8 @@ import { circleGrant, countFailedLookup, itemTable } from '../modules/previews/g
 import { isTokenShape, keepPreviewToken } from '../modules/previews/tokens';
 import { readPageSession } from './request-auth';
 import { isApiUrl, MAX_PARAM_LENGTH } from './security';
+import { DRAFT_HEADERS } from './draft-headers';
+import { fillShareSlot, isDraftVisibility, itemShareTags, shareSlot, type ShareSlot } from './share-tags';
 
 export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const clientDist = path.join(projectRoot, 'dist', 'client');
@@ -127,19 +129,32 @@ export function routePreloadTags(manifest: Manifest, route: AppRouteName): strin
   return tags.join('');
 }
 
+/** The routes whose page shows one item: its page carries the item's own share tags (share-tags.ts). */
+type ItemRoute = 'campaign' | 'project';
+const isItemRoute = (name: AppRouteName): name is ItemRoute => name === 'campaign' || name === 'project';
+
+interface PageTemplates {
+  routes: Record<AppRouteName, string>;
+  notFound: string;
+  /** An item route's template without its generic share tags, for a page whose item this visitor may see. */
+  itemSlots: Record<ItemRoute, ShareSlot>;
+}
+
 /**
  * The HTML of each route (index.html with that route's preload tags), and of a path no route
  * matches (index.html as built: the client shows its "Page not found" page). Made once at start;
- * each answer adds its first data (first-data.ts).
+ * each answer adds its first data (first-data.ts). The page of an item (a campaign, a project)
+ * that this visitor may see gets its own share tags in place of index.html's generic ones; any
+ * other page (a missing item's, or one this visitor may not see, included) keeps the generic ones.
  */
-async function pageTemplates(distDir: string): Promise<{ routes: Record<AppRouteName, string>; notFound: string }> {
+async function pageTemplates(distDir: string): Promise<PageTemplates> {
   const index = await readFile(path.join(distDir, 'index.html'), 'utf8');
   const manifestFile = path.join(distDir, '.vite', 'manifest.json');
   const manifest: Manifest = existsSync(manifestFile) ? JSON.parse(await readFile(manifestFile, 'utf8')) : {};
   const withTags = (tags: string) => (tags ? index.replace('</head>', `${tags}</head>`) : index);
   const routes = {} as Record<AppRouteName, string>;
   for (const name of appRouteNames) routes[name] = withTags(routePreloadTags(manifest, name));
-  return { routes, notFound: index };
+  return { routes, notFound: index, itemSlots: { campaign: shareSlot(routes.campaign), project: shareSlot(routes.project) } };
 }
 
 /** `template` with the page's first data: the data block at the end of the body, the head's tags before its end. */
@@ -203,7 +218,7 @@ async function previewEntry(app: FastifyInstance, req: FastifyRequest, reply: Fa
  * copy it has gets a 304 (the answers in it then count as read back then: React Query asks
  * again for those older than their freshness).
  */
-async function sendPage(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, templates: Awaited<ReturnType<typeof pageTemplates>>) {
+async function sendPage(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, templates: PageTemplates) {
   const q = req.url.indexOf('?');
   const [pathname, query] = q < 0 ? [req.url, ''] : [req.url.slice(0, q), req.url.slice(q + 1)];
   const match = matchAppPath(decodedPath(pathname));
@@ -213,9 +228,16 @@ async function sendPage(app: FastifyInstance, req: FastifyRequest, reply: Fastif
     if (answered) return answered;
   }
   const data = await firstData({ deps: app.deps, services: app.services, req, res: reply }, match?.name, match?.params ?? {}, new URLSearchParams(query));
-  const template = match ? templates.routes[match.name] : templates.notFound;
+  const slot = data.item && match && isItemRoute(match.name) ? templates.itemSlots[match.name] : undefined;
+  let template = match ? templates.routes[match.name] : templates.notFound;
+  if (slot && data.item) template = fillShareSlot(slot, itemShareTags(app.deps.config.appUrl, data.item, slot.generic));
   reply.header('cache-control', 'private, no-cache').header('vary', 'accept-encoding').type('text/html; charset=utf-8');
-  if (match) {
+  // a draft's page (only its owner, its circle and a preview link's holder get one: anyone else
+  // gets a missing item's page, without these) is kept by no cache, indexed by no search engine,
+  // and its address is sent to no other site
+  const draft = isDraftVisibility(data.item?.visibility);
+  if (draft) reply.headers(DRAFT_HEADERS);
+  if (match && !draft) {
     // the same page (template and answers) gets the same validator, whenever its answers were read
     const etag = `W/"${createHash('sha256').update(template).update(data.head).update(data.stable).digest('base64url').slice(0, 27)}"`;
     reply.header('etag', etag);

@@ -1,10 +1,11 @@
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import superjson from 'superjson';
-import { campaignFilters, campaignInput, campaignListInput, FIRST_DATA_ID, homeCampaignsInput } from '../../shared/first-queries';
+import { campaignFilters, campaignInput, campaignListInput, FIRST_DATA_ID, homeCampaignsInput, projectInput } from '../../shared/first-queries';
 import type { AppRouteName } from '../../shared/routes';
 import type { Context } from '../trpc/init';
 import { appRouter } from '../trpc/router';
+import type { SharedItem } from './share-tags';
 
 /** What a page carries for its first paint: a JSON data block for the body, tags for the head. */
 export interface FirstData {
@@ -14,6 +15,12 @@ export interface FirstData {
   head: string;
   /** What the page says, without the moments the answers were read: the same for an unchanged page (its validator's input). */
   stable: string;
+  /**
+   * The campaign or project of an item's page, when this visitor may see it (its read answered):
+   * what its share tags say (share-tags.ts), and whether it is a draft. Absent when the read
+   * failed: the page is then the same as a missing item's.
+   */
+  item?: SharedItem;
 }
 
 type Helpers = ReturnType<typeof createServerSideHelpers<typeof appRouter>>;
@@ -23,7 +30,31 @@ const PAGE_READS: Partial<Record<AppRouteName, (h: Helpers, params: Record<strin
   home: (h) => h.campaigns.list.prefetch(homeCampaignsInput()),
   campaigns: (h, _params, search) => h.campaigns.list.prefetchInfinite(campaignListInput(campaignFilters(search))),
   campaign: (h, params) => h.campaigns.get.prefetch(campaignInput(params.id ?? '')),
+  project: (h, params) => h.projects.get.prefetch(projectInput(params.id ?? '')),
 };
+
+/** The item an item's page read, in the fields its share tags and its cover's preload use. */
+interface ItemAnswer {
+  _id: string;
+  title: string;
+  description: string;
+  imageUrl: string | null;
+  coverUrl?: string | null;
+  visibility: string;
+}
+
+/** The campaign or project the page of `route` read (undefined for other pages, or when the read failed). */
+function itemOf(helpers: Helpers, route: AppRouteName | undefined, id: string): { kind: 'campaign' | 'project'; answer: ItemAnswer } | undefined {
+  if (route === 'campaign') {
+    const answer = helpers.queryClient.getQueryData<ItemAnswer>(helpers.campaigns.get.queryOptions(campaignInput(id)).queryKey);
+    return answer && { kind: 'campaign', answer };
+  }
+  if (route === 'project') {
+    const answer = helpers.queryClient.getQueryData<ItemAnswer>(helpers.projects.get.queryOptions(projectInput(id)).queryKey);
+    return answer && { kind: 'project', answer };
+  }
+  return undefined;
+}
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
@@ -45,15 +76,18 @@ export async function firstData(
   const read = route && PAGE_READS[route];
   await Promise.all([helpers.auth.me.prefetch(), read?.(helpers, params, search)]);
   let head = '';
-  if (route === 'campaign') {
-    const cover = helpers.queryClient.getQueryData<{ imageUrl?: string }>(
-      helpers.campaigns.get.queryOptions(campaignInput(params.id ?? '')).queryKey,
-    )?.imageUrl;
+  let item: SharedItem | undefined;
+  const shown = itemOf(helpers, route, params.id ?? '');
+  if (shown) {
+    const { kind, answer } = shown;
+    // the cover as the page shows it (a project's page: its cover, else its image)
+    const cover = answer.coverUrl ?? answer.imageUrl;
     if (cover) head = `<link rel="preload" as="image" href="${attr(cover)}" fetchpriority="high">`;
+    item = { kind, id: answer._id, title: answer.title, description: answer.description, imageUrl: cover, visibility: answer.visibility };
   }
   const state = helpers.dehydrate({ shouldDehydrateQuery: (q) => q.state.status === 'success' });
   // "<" escaped: the text can never close the element or open a comment
   const json = JSON.stringify(state).replace(/</g, '\\u003c');
   const stable = JSON.stringify(state, (key, value: unknown) => (key === 'dehydratedAt' || key === 'dataUpdatedAt' ? undefined : value));
-  return { body: `<script type="application/json" id="${FIRST_DATA_ID}">${json}</script>`, head, stable };
+  return { body: `<script type="application/json" id="${FIRST_DATA_ID}">${json}</script>`, head, stable, item };
 }
