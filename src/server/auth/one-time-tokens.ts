@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { oneTimeTokens } from '../db/schema';
+import { oneTimeTokens, users } from '../db/schema';
 import { randomToken, sha256Hex } from './crypto';
 
 export type TokenPurpose = (typeof oneTimeTokens.$inferSelect)['purpose'];
@@ -52,4 +52,25 @@ export async function retireTokens(db: DbOrTx, purpose: TokenPurpose, userId: st
     .update(oneTimeTokens)
     .set({ usedAt: new Date() })
     .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose), isNull(oneTimeTokens.usedAt)));
+}
+
+/**
+ * Whether `token` is a verification link that was used already and whose address is verified
+ * (the account still has that address): reopening it says the address is verified.
+ */
+export async function usedVerifyLinkOfVerified(db: DbOrTx, token: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(oneTimeTokens)
+    .innerJoin(users, and(eq(users.id, oneTimeTokens.userId), eq(users.email, oneTimeTokens.email)))
+    .where(
+      and(
+        eq(oneTimeTokens.tokenHash, sha256Hex(token)),
+        eq(oneTimeTokens.purpose, 'verify_email'),
+        isNotNull(oneTimeTokens.usedAt),
+        isNotNull(users.emailVerifiedAt),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }

@@ -47,6 +47,14 @@ export const payoutTemplates = {
     link: p.link,
     text: `A dispute was raised about ${p.onePayout ? 'a payout' : 'the payouts'} of “${p.campaignTitle}”.\n\nReason given: ${p.reason}\n\nAn administrator is reviewing it. Until it is settled, ${p.onePayout ? 'that payout cannot be approved' : 'no payout of this campaign can be requested or approved'}; the money stays in your campaign. You can see the hold in the campaign’s Funds: ${p.link}\n\n— Kindling`,
   }),
+  /** To the owner: a dispute about their campaign that holds no payout (who raised it is never said). */
+  disputeRaised: (to: string, p: { campaignTitle: string; reason: string; link: string }): MailMessage => ({
+    to,
+    kind: 'dispute_raised',
+    subject: `A dispute was raised about ${p.campaignTitle}`,
+    link: p.link,
+    text: `Someone raised a dispute about your campaign “${p.campaignTitle}”.\n\nReason given: ${p.reason}\n\nAn administrator is reviewing it and may contact you. Your payouts are not held by it. Your campaign: ${p.link}\n\n— Kindling`,
+  }),
   /** To the owner: a dispute that held the campaign's payouts was resolved or rejected. */
   payoutsHoldEnded: (to: string, p: { campaignTitle: string; status: string; onePayout: boolean; link: string }): MailMessage => ({
     to,

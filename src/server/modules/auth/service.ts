@@ -5,7 +5,7 @@ import type { ChangePasswordInput, ForgotPasswordInput, LoginInput, RegisterInpu
 import type { UserDto } from '../../../shared/schemas/user';
 import { createAfterAnswer } from '../../auth/after-answer';
 import { createLoginThrottle, loginThrottleDefaults, type LoginThrottleOptions } from '../../auth/login-throttle';
-import { consumeToken, issueToken, retireTokens } from '../../auth/one-time-tokens';
+import { consumeToken, issueToken, retireTokens, usedVerifyLinkOfVerified } from '../../auth/one-time-tokens';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from '../../auth/password';
 import { createSession, invalidateSession, invalidateUserSessions } from '../../auth/session';
 import { users } from '../../db/schema';
@@ -142,7 +142,11 @@ export function createAuthService(deps: Deps, opts: AuthServiceOptions = {}) {
         await claimPreviewInvites(tx, u.id, t.email);
         return true;
       });
-      if (!ok) throw badRequest(M.invalidOrExpiredToken);
+      if (!ok) {
+        // a link used before, of an address that is verified: say so, not "invalid" (#33)
+        if (await usedVerifyLinkOfVerified(db, input.token)) return { message: M.alreadyVerified };
+        throw badRequest(M.invalidOrExpiredToken);
+      }
       return { message: M.emailVerified };
     },
 

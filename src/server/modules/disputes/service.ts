@@ -192,19 +192,17 @@ export function createDisputesService(deps: Deps) {
           })
           .returning();
         await recordChange(tx, { modelName: 'Dispute', action: 'create', key: d.id, fields: ['campaignId', 'type', 'reason', 'details'], actorId: user.id });
-        // the owner learns at once that their payouts are held, and why (never who asked)
-        const sent =
-          holds && !isOwner(user, c.ownerId)
-            ? await mailer.record(
-                tx,
-                payoutTemplates.payoutsHeld(c.ownerEmail, {
-                  campaignTitle: c.title,
-                  reason: d.reason,
-                  onePayout: d.payoutId !== null,
-                  link: `${config.appUrl}/campaigns/${c.id}`,
-                }),
-              )
-            : null;
+        // the owner learns at once of a dispute about their campaign, and why (never who asked),
+        // and whether it holds their payouts
+        const link = `${config.appUrl}/campaigns/${c.id}`;
+        const sent = isOwner(user, c.ownerId)
+          ? null
+          : await mailer.record(
+              tx,
+              holds
+                ? payoutTemplates.payoutsHeld(c.ownerEmail, { campaignTitle: c.title, reason: d.reason, onePayout: d.payoutId !== null, link })
+                : payoutTemplates.disputeRaised(c.ownerEmail, { campaignTitle: c.title, reason: d.reason, link }),
+            );
         return { row: d, deliver: sent };
       });
       deliver?.();

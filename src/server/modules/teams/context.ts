@@ -199,7 +199,7 @@ export function createTeamsContext(deps: Deps) {
   }
 
   async function findPerson(tx: Tx, input: Out<typeof InviteMemberInput>) {
-    const cols = { id: users.id };
+    const cols = { id: users.id, email: users.email };
     let where: SQL | undefined;
     if (input.userId) {
       if (!isUuid(input.userId)) throw notFound(M.teamInviteeNotFound);
