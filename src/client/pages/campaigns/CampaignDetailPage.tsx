@@ -6,6 +6,8 @@ import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { categoryLabel, goalText, visibilityLabel } from '../../components/itemText';
 import { DraftBanner } from '../../components/DraftBanner';
+import { CircleBanner } from '../../components/preview/CircleBanner';
+import { CirclePanel, FeedbackThread, GuestContinue, useCircleView } from '../../components/preview/DraftCircle';
 import { ImageGallery } from '../../components/ImageGallery';
 import { FavoriteButton } from '../../components/FavoriteButton';
 import { GoalProgress } from '../../components/GoalProgress';
@@ -90,19 +92,28 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
   const takesSupport = c.actionMode === 'support' || c.actionMode === 'both';
   const isOwner = session.user !== null && session.user._id === c.ownerId._id;
   const ownerView = isOwner || session.isAdmin;
-  // money and support open at release (a draft is seen by its owner only)
+  // money, support and comments open at release (a draft is seen by its owner and its circle)
   const released = c.visibility === 'released';
+  const circle = useCircleView('campaign', c._id, !released, isOwner);
+  if (circle.state === 'loading') return <CampaignSkeleton />;
+  if (circle.state === 'continue')
+    return (
+      <Suspense fallback={<Loading />}>
+        <GuestContinue kind="campaign" id={c._id} />
+      </Suspense>
+    );
   return (
     <article className="page item-detail">
       <BackLink />
       <PageNotice text={notice} />
       {isOwner && !released && <DraftBanner kind="campaign" item={c} />}
+      {circle.state === 'member' && <CircleBanner releaseAt={c.releaseAt} me={circle.me} />}
       <header className="item-head">
         <h1>{c.title}</h1>
         <span className="type-badge">{categoryLabel(c.type)}</span>
         {c.visibility !== 'released' && <span className="status-badge">{visibilityLabel(c.visibility)}</span>}
         {c.isPast && <span className="status-badge">Past</span>}
-        <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />
+        {(released || isOwner) && <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />}
         {isOwner && (
           <Link className="button button-secondary button-small" to={`/campaigns/${encodeURIComponent(c._id)}/edit`}>
             Edit
@@ -165,12 +176,23 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
             <GoalProgress item={c} />
             {c.donated > 0 && <p className="donated-note">You donated {formatMoney(c.donated, c.currency)}</p>}
             <TagPills tags={c.tags} basePath="/campaigns" />
-            {session.user && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
+            {session.user && released && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
           </aside>
           {released && takesSupport && <SupportPanel campaign={c} />}
           {released && takesDonations && <DonatePanel campaign={c} />}
         </div>
       </div>
+      {isOwner && (
+        <Suspense fallback={<Loading />}>
+          <CirclePanel kind="campaign" id={c._id} released={released} />
+          <FeedbackThread kind="campaign" id={c._id} canRead canWrite={!released} owner />
+        </Suspense>
+      )}
+      {circle.state === 'member' && (
+        <Suspense fallback={<Loading />}>
+          <FeedbackThread kind="campaign" id={c._id} canRead={circle.me.canReadFeedback} canWrite={circle.me.canWriteFeedback} owner={false} />
+        </Suspense>
+      )}
       {ownerView && (
         <Suspense fallback={<Loading />}>
           <FundsPanel campaign={c} />
@@ -178,7 +200,7 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
           {(takesDonations || c.donors > 0) && <CampaignDonations campaignId={c._id} />}
         </Suspense>
       )}
-      <CommentsSection campaignId={c._id} />
+      {released && <CommentsSection campaignId={c._id} />}
     </article>
   );
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
@@ -6,6 +6,8 @@ import type { ProjectDto } from '../../../shared/schemas/projects';
 import { useSession } from '../../auth/useSession';
 import { categoryLabel, goalText, visibilityLabel } from '../../components/itemText';
 import { DraftBanner } from '../../components/DraftBanner';
+import { CircleBanner } from '../../components/preview/CircleBanner';
+import { CirclePanel, FeedbackThread, GuestContinue, useCircleView } from '../../components/preview/DraftCircle';
 import { ImageGallery } from '../../components/ImageGallery';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
@@ -58,11 +60,22 @@ function ProjectView({ p }: { p: ProjectDto }) {
   const cover = p.coverUrl ?? p.imageUrl;
   const coverAlt = `${p.title} cover`;
   const path = `/projects/${encodeURIComponent(p._id)}`;
+  // following and saving open at release (a draft is seen by its owner and its circle)
+  const released = p.visibility === 'released';
+  const circle = useCircleView('project', p._id, !released, isOwner);
+  if (circle.state === 'loading') return <Loading />;
+  if (circle.state === 'continue')
+    return (
+      <Suspense fallback={<Loading />}>
+        <GuestContinue kind="project" id={p._id} />
+      </Suspense>
+    );
 
   return (
     <article className="page item-detail">
       <BackLink />
-      {isOwner && p.visibility !== 'released' && <DraftBanner kind="project" item={p} />}
+      {isOwner && !released && <DraftBanner kind="project" item={p} />}
+      {circle.state === 'member' && <CircleBanner releaseAt={p.releaseAt} me={circle.me} />}
       <header className="item-head">
         <h1>{p.title}</h1>
         <span className="type-badge">{categoryLabel(p.type)}</span>
@@ -107,13 +120,24 @@ function ProjectView({ p }: { p: ProjectDto }) {
             </div>
           </dl>
           <TagPills tags={p.tags} basePath="/projects" />
-          {isSignedIn && <FollowButton project={p} />}
-          <FavoriteButton targetType="project" targetId={p._id} mode="toggle" />
+          {isSignedIn && (released || isOwner) && <FollowButton project={p} />}
+          {(released || isOwner) && <FavoriteButton targetType="project" targetId={p._id} mode="toggle" />}
           {isOwner && <OwnerActions id={p._id} editPath={`${path}/edit`} />}
         </aside>
       </div>
+      {isOwner && (
+        <Suspense fallback={<Loading />}>
+          <CirclePanel kind="project" id={p._id} released={released} />
+          <FeedbackThread kind="project" id={p._id} canRead canWrite={!released} owner />
+        </Suspense>
+      )}
+      {circle.state === 'member' && (
+        <Suspense fallback={<Loading />}>
+          <FeedbackThread kind="project" id={p._id} canRead={circle.me.canReadFeedback} canWrite={circle.me.canWriteFeedback} owner={false} />
+        </Suspense>
+      )}
       {isOwner && <SuggestedPeople projectId={p._id} />}
-      <ProjectTeams projectId={p._id} />
+      {(released || isOwner) && <ProjectTeams projectId={p._id} />}
     </article>
   );
 }
