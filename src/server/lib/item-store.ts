@@ -81,8 +81,20 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
     return row ?? null;
   }
 
-  /** One item the viewer may see (its circle too, for a draft); 404 otherwise, the same for a hidden item as for a missing one. */
+  /**
+   * One item the viewer may see by its audience or as its owner; 404 otherwise, the same for a
+   * hidden item as for a missing one. What hangs on an item (comments, follows) asks this: a
+   * draft's circle sees the draft at its address (`show`), nothing that hangs on it.
+   */
   async function load(actor: Actor, id: string): Promise<Dto> {
+    if (!isUuid(id)) throw notFound(kind.notFoundText);
+    const [row] = await rows(actor, eq(table.id, id));
+    if (!row) throw notFound(kind.notFoundText);
+    return kind.toDto(row);
+  }
+
+  /** The item's detail: what `load` answers, and a draft to its circle too (the view counted); 404 otherwise, as `load`. */
+  async function show(actor: Actor, id: string): Promise<Dto> {
     if (!isUuid(id)) throw notFound(kind.notFoundText);
     const [row] = await rows(actor, eq(table.id, id));
     if (row) return kind.toDto(row);
@@ -95,6 +107,7 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
 
   return {
     load,
+    show,
 
     /** The visible ones among these ids (for favorites), in no particular order. */
     async byIds(actor: Actor, ids: string[]): Promise<Dto[]> {

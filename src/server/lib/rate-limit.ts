@@ -41,6 +41,11 @@ export const WRITE_BUDGETS = {
     { limit: 30, windowMs: HOUR },
     { limit: 200, windowMs: DAY },
   ],
+  /** A draft's circle: invites and links (a creator may invite a few dozen people at once). */
+  preview: [
+    { limit: 100, windowMs: HOUR },
+    { limit: 500, windowMs: DAY },
+  ],
   follow: [{ limit: 60, windowMs: MINUTE }],
   favorite: [{ limit: 60, windowMs: MINUTE }],
   block: [{ limit: 30, windowMs: MINUTE }],

@@ -96,7 +96,11 @@ export function createCampaignsService(deps: Deps) {
       return service.list(actor, query, { ownerId: userId });
     },
 
-    get: store.load,
+    /** The detail: a draft to its circle too (lib/item-store.ts `show`). */
+    get: store.show,
+
+    /** The campaign as what hangs on it asks (its comments): by audience or owner only, never through a draft's circle. */
+    visible: store.load,
 
     /** Resolves when the list's page marks are not being taken (tests wait for them). */
     pageMarksSettled: () => listQueries.settled(),

@@ -109,7 +109,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
 
   /** The campaign must be one the viewer may see (the campaign detail's rule, adult campaigns included): its 404 otherwise. */
   function visibleCampaign(actor: Actor, campaignId: string): Promise<unknown> {
-    return items.campaigns.get(actor, campaignId);
+    return items.campaigns.visible(actor, campaignId);
   }
 
   return {
@@ -276,7 +276,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
     /** Any signed-in person may comment or reply; a reply to a reply joins the same thread. */
     async create(actor: Actor, campaignId: string, input: Out<typeof CreateCommentInput>): Promise<CommentDto> {
       const { user } = requireUser(actor);
-      await items.campaigns.get(actor, campaignId);
+      await items.campaigns.visible(actor, campaignId);
       await deps.limiter.write('comment', actor);
       let parentId: string | null = null;
       if (input.parentId) {
@@ -296,7 +296,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
     /** Only the author edits, and not once deleted. */
     async update(actor: Actor, campaignId: string, commentId: string, input: Out<typeof UpdateCommentInput>): Promise<CommentDto> {
       const { user } = requireUser(actor);
-      await items.campaigns.get(actor, campaignId);
+      await items.campaigns.visible(actor, campaignId);
       const { c } = await commentOf(campaignId, commentId);
       if (c.userId !== user.id) throw forbidden(M.commentEditNotAuthor);
       if (c.deletedAt) throw new AppError('CONFLICT', M.commentDeletedCannotEdit);
@@ -307,7 +307,7 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
     /** The author, the campaign's owner or an admin deletes; the row stays, its text goes. */
     async remove(actor: Actor, campaignId: string, commentId: string): Promise<CommentDto> {
       const { user } = requireUser(actor);
-      await items.campaigns.get(actor, campaignId);
+      await items.campaigns.visible(actor, campaignId);
       const { c, author } = await commentOf(campaignId, commentId);
       const [campaign] = await db.select({ ownerId: campaigns.ownerId }).from(campaigns).where(eq(campaigns.id, campaignId));
       if (!canDeleteComment(user, c.userId, campaign?.ownerId)) throw forbidden(M.commentDeleteNotAllowed);

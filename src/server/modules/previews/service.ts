@@ -202,7 +202,7 @@ export function createPreviewsService(deps: Deps) {
      */
     async invite(actor: Actor, kind: PreviewKind, id: string, input: Out<typeof InviteInput>): Promise<{ member: PreviewMemberDto; url: string | null }> {
       requireUser(actor);
-      await deps.limiter.write('invite', actor);
+      await deps.limiter.write('preview', actor);
       let deliver = () => {};
       const result = await db.transaction(async (tx) => {
         const { user, item } = await owned(tx, actor, kind, id, true);
@@ -305,7 +305,7 @@ export function createPreviewsService(deps: Deps) {
     /** A link for anyone who has it, with the owner's label and an expiry (1-90 days); its address is answered this once. */
     async createLink(actor: Actor, kind: PreviewKind, id: string, input: Out<typeof LinkInput>): Promise<{ link: PreviewLinkDto; url: string }> {
       requireUser(actor);
-      await deps.limiter.write('invite', actor);
+      await deps.limiter.write('preview', actor);
       return db.transaction(async (tx) => {
         const { user, item } = await owned(tx, actor, kind, id, true);
         const token = newToken();

@@ -146,7 +146,8 @@ export function createProjectsService(deps: Deps) {
       return { items: pageRows.map((r) => toProjectDto(r as Row)), total: Number(total?.n ?? 0), page, limit, nextCursor };
     },
 
-    get: load,
+    /** The detail: a draft to its circle too (lib/item-store.ts `show`); follows ask `load` (never through a circle). */
+    get: store.show,
 
     /** The visible ones among these ids (for favorites), in no particular order. */
     byIds: store.byIds,
