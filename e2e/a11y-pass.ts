@@ -46,8 +46,12 @@ let adminEmail = '';
 let ownerEmail = '';
 const ids = { campaign: '', project: '', team: '', donation: '', owner: '' };
 let disputedDonation = '';
-/** The owner's drafts (a campaign scheduled for release, a project not scheduled): the owner sees the draft banner, everyone else Not found. */
-const drafts = { campaign: '', project: '' };
+/**
+ * The owner's drafts (a campaign scheduled for release, a project not scheduled): the owner sees the draft banner, everyone else Not found.
+ * `circle` is a draft campaign with a preview circle (issue #30): the owner's Circle panel (a guest invited by email, the admin by
+ * username, a link) and the private feedback; the admin, in its circle, sees the circle's banner and the thread; a visitor Not found.
+ */
+const drafts = { campaign: '', project: '', circle: '' };
 
 async function buildFixtures() {
   h = await startHarness();
@@ -144,10 +148,32 @@ async function buildFixtures() {
     releaseAt: new Date(Date.now() + 3 * 86_400_000).toISOString(),
   });
   drafts.project = await created(owner, '/api/projects', { title: 'Street choir, still a draft', visibility: 'draft' });
+  drafts.circle = await created(owner, '/api/campaigns', {
+    title: 'Glasshouse concerts for the neighbourhood, shown to a few friends first',
+    releaseAt: new Date(Date.now() + 5 * 86_400_000).toISOString(),
+  });
+  const circle = `/api/campaigns/${drafts.circle}`;
+  for (const [url, payload] of [
+    [`${circle}/circle/members`, { who: 'axe.guest@example.com', role: 'commenter' }],
+    [`${circle}/circle/members`, { who: 'axe_admin', role: 'commenter' }],
+    [`${circle}/circle/links`, { label: 'Newsletter friends of the glasshouse', days: 7 }],
+    [`${circle}/feedback`, { body: 'A first note from the owner, kept private.' }],
+  ] as const) {
+    const res = await call(h.app, owner, { method: 'POST', url, payload });
+    expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
+  }
+  const settings = await call(h.app, owner, { method: 'PATCH', url: `${circle}/circle/settings`, payload: { circleReadsFeedback: true } });
+  expect(settings.statusCode, settings.body).toBe(200);
 }
 
-/** Every route, the receipt of a donation refunded in part and under a chargeback, and the owner's drafts. */
-const routes = () => [...everyRoute(ids), `/donations/${disputedDonation}`, `/campaigns/${drafts.campaign}`, `/projects/${drafts.project}`];
+/** Every route, the receipt of a donation refunded in part and under a chargeback, and the owner's drafts (one with a preview circle). */
+const routes = () => [
+  ...everyRoute(ids),
+  `/donations/${disputedDonation}`,
+  `/campaigns/${drafts.campaign}`,
+  `/projects/${drafts.project}`,
+  `/campaigns/${drafts.circle}`,
+];
 
 /** The page has loaded what it shows: its heading, no loading state left, the requests it made answered. */
 async function loaded(page: Page, pending: () => number) {
