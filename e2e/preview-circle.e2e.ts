@@ -4,7 +4,7 @@ import type { AxeResults } from 'axe-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { M } from '../src/shared/messages';
-import { lastEmail, PASSWORD, signUp, uniqueEmail } from '../test/helpers';
+import { call, lastEmail, PASSWORD, signUp, uniqueEmail } from '../test/helpers';
 import { settle, shootBoth, signInWithCookie, startHarness, type Harness } from './harness';
 
 /*
@@ -249,5 +249,101 @@ describe('a draft campaign with a preview circle', () => {
     await again.page.waitForURL(`${h.baseUrl}/campaigns/${id}`);
     await again.page.getByRole('heading', { level: 1, name: TITLE }).waitFor();
     await settle(again.page);
+  });
+
+  it('lets a person invited at the address of an account sign in to give feedback, under that account', async () => {
+    const owner = await signUp(h.app, { username: 'circle_owner2' });
+    const invitee = await signUp(h.app, { username: 'circle_signer' });
+    const made = await call(h.app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Orchard walk, not public yet', visibility: 'draft' } });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = (made.json() as { _id: string })._id;
+    const invited = await call(h.app, owner, {
+      method: 'POST',
+      url: `/api/campaigns/${id}/circle/members`,
+      payload: { who: invitee.email, role: 'commenter' },
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const { url } = invited.json() as { url: string };
+
+    // signed out, the emailed link opens the draft (the invite is the account's: no name to give), and feedback asks to sign in
+    const { page } = await h.newPage();
+    await page.goto(url);
+    await page.getByRole('heading', { level: 1, name: 'Orchard walk, not public yet' }).waitFor();
+    const thread = main(page).getByRole('region', { name: 'Private feedback' });
+    await thread.getByRole('link', { name: 'Sign in to give feedback' }).click();
+    await page.waitForURL(/\/login\?next=/);
+    await page.getByLabel('Email').fill(invitee.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${h.baseUrl}/campaigns/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Orchard walk, not public yet' }).waitFor();
+    await main(page).getByRole('region', { name: M.draftBanner }).getByText('as a commenter').waitFor();
+    await thread.getByLabel('Your feedback').fill('Lovely route.');
+    await thread.getByRole('button', { name: 'Send feedback' }).click();
+    await thread.getByText('Feedback sent to the owner.').waitFor();
+    // the owner's list names the account, joined
+    await expect
+      .poll(async () => {
+        const res = await call(h.app, owner, { method: 'GET', url: `/api/campaigns/${id}/circle` });
+        const m = (res.json() as { members: { user: { username: string } | null; state: string }[] }).members[0];
+        return m ? `${m.user?.username ?? '-'} ${m.state}` : 'none';
+      })
+      .toBe('circle_signer joined');
+  });
+
+  it('revokes by keyboard: a role changed, a member revoked, then Revoke all after its confirmation; the old addresses are Not found', async () => {
+    const owner = await signUp(h.app, { username: 'circle_owner3' });
+    await signUp(h.app, { username: 'circle_friend' });
+    const made = await call(h.app, owner, { method: 'POST', url: '/api/projects', payload: { title: 'Tiny library box', visibility: 'draft' } });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = (made.json() as { _id: string })._id;
+    const base = `/api/projects/${id}/circle`;
+    const guestEmail = uniqueEmail('circle.kbd');
+    const invited = await call(h.app, owner, { method: 'POST', url: `${base}/members`, payload: { who: guestEmail, role: 'viewer' } });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const friend = await call(h.app, owner, { method: 'POST', url: `${base}/members`, payload: { who: 'circle_friend', role: 'viewer' } });
+    expect(friend.statusCode, friend.body).toBe(201);
+    const link = await call(h.app, owner, { method: 'POST', url: `${base}/links`, payload: { label: 'Street flyer', days: 3 } });
+    expect(link.statusCode, link.body).toBe(201);
+    const inviteUrl = (invited.json() as { url: string }).url;
+    const linkUrl = (link.json() as { url: string }).url;
+
+    const { page } = await h.newPage();
+    await logIn(page, owner.email);
+    await page.goto(`/projects/${id}`);
+    const panel = main(page).getByRole('region', { name: 'Circle', exact: true });
+    const friendRow = panel.getByRole('listitem').filter({ hasText: '@circle_friend' });
+    // the role by keyboard
+    const role = friendRow.getByRole('combobox', { name: /^Role of/ });
+    await role.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect
+      .poll(() => call(h.app, owner, { method: 'GET', url: base }).then((r) => (r.json() as { members: { role: string }[] }).members[1]?.role))
+      .toBe('commenter');
+    // one member revoked
+    await friendRow.getByRole('button', { name: /^Revoke/ }).focus();
+    await page.keyboard.press('Enter');
+    await friendRow.getByText('Revoked', { exact: true }).waitFor();
+    // Revoke all: Escape leaves it, the focus back on the button; confirmed, every link and invite ends
+    const revokeAll = panel.getByRole('button', { name: 'Revoke all' });
+    await revokeAll.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Revoke every link and invite?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await revokeAll.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await dialog.getByRole('button', { name: 'Revoke all' }).focus();
+    await page.keyboard.press('Enter');
+    await panel.getByText('Revoked 1 link and 1 emailed invite.').waitFor();
+    await panel.getByRole('listitem').filter({ hasText: 'Street flyer' }).getByText('Revoked', { exact: true }).waitFor();
+    await panel.getByRole('listitem').filter({ hasText: guestEmail }).getByText('Revoked', { exact: true }).waitFor();
+
+    for (const address of [inviteUrl, linkUrl]) {
+      const other = await h.newPage();
+      await other.page.goto(address);
+      await other.page.getByRole('heading', { level: 1, name: M.notFound }).waitFor();
+    }
   });
 });

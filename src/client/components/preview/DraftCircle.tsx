@@ -20,8 +20,11 @@ export type CircleView =
   | { state: 'loading' }
   /** A signed-out person with an email invite, who has not said who they are: the continue page. */
   | { state: 'continue' }
-  /** A member of the circle or a link's holder. */
-  | { state: 'member'; me: PreviewMeDto };
+  /**
+   * A member of the circle or a link's holder. `signInToWrite`: signed out, holding an email invite
+   * sent to an address that has an account: feedback goes under that account, so they sign in to give it.
+   */
+  | { state: 'member'; me: PreviewMeDto; signInToWrite: boolean };
 
 /**
  * What the person looking at a draft they do not own is to it (`previews.me`). Anyone else who
@@ -55,5 +58,6 @@ export function useCircleView(kind: PreviewKind, id: string, draft: boolean, isO
   if (session.isLoading || me.isPending) return { state: 'loading' };
   if (me.isError) return { state: 'none' };
   if (me.data.needsName) return { state: 'continue' };
-  return { state: 'member', me: me.data };
+  const signInToWrite = !user && me.data.via === 'member' && me.data.name === null && me.data.canWriteFeedback;
+  return { state: 'member', me: signInToWrite ? { ...me.data, canWriteFeedback: false } : me.data, signInToWrite };
 }

@@ -1,12 +1,15 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { FeedbackInput, type PreviewKind } from '../../../shared/schemas/previews';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
+import { loginPathFor } from '../../auth/returnTo';
 import { trpc } from '../../trpc';
 import { TextAreaField } from '../Field';
 import { Loading } from '../Loading';
 import { Notice } from '../Notice';
+import { joinAfterSignIn } from './joinKey';
 
 interface FeedbackThreadProps {
   kind: PreviewKind;
@@ -17,6 +20,8 @@ interface FeedbackThreadProps {
   canWrite: boolean;
   /** The owner's view (the texts differ a little). */
   owner: boolean;
+  /** A commenter who is to sign in to write (their invite belongs to an account): a Sign in link instead of the form. */
+  signInToWrite?: boolean;
 }
 
 /**
@@ -24,10 +29,10 @@ interface FeedbackThreadProps {
  * reads it, and a form for whoever writes (the owner and commenters). After release the owner
  * still reads it, read-only, and it is left out when there was none.
  */
-export function FeedbackThread({ kind, id, canRead, canWrite, owner }: FeedbackThreadProps) {
+export function FeedbackThread({ kind, id, canRead, canWrite, owner, signInToWrite = false }: FeedbackThreadProps) {
   const headingId = useId();
   const feedback = trpc.previews.feedback.useQuery({ kind, id }, { enabled: canRead });
-  if (!canRead && !canWrite) return null;
+  if (!canRead && !canWrite && !signInToWrite) return null;
   const items = feedback.data?.items ?? [];
   const readOnly = feedback.data?.readOnly ?? !canWrite;
   // a released item's thread, for its owner: only when there was feedback
@@ -42,7 +47,9 @@ export function FeedbackThread({ kind, id, canRead, canWrite, owner }: FeedbackT
             : 'Only you and your circle take part here; it is never shown with the public comments.'
           : canRead
             ? 'Only the owner and the circle read this; it is never shown with the public comments.'
-            : 'Only the owner reads what you send here.'}
+            : signInToWrite
+              ? 'This invite was sent to the address of an account: sign in to give the owner feedback.'
+              : 'Only the owner reads what you send here.'}
       </p>
       {canRead &&
         (feedback.isPending ? (
@@ -69,6 +76,23 @@ export function FeedbackThread({ kind, id, canRead, canWrite, owner }: FeedbackT
           </ul>
         ))}
       {canWrite && !readOnly && <FeedbackForm kind={kind} id={id} showsThread={canRead} />}
+      {signInToWrite && (
+        <p>
+          <Link
+            className="button button-secondary"
+            to={loginPathFor(`/${kind}s/${id}`)}
+            onClick={() => {
+              try {
+                sessionStorage.setItem(joinAfterSignIn(id), '1');
+              } catch {
+                // storage refused: nothing else to do
+              }
+            }}
+          >
+            Sign in to give feedback
+          </Link>
+        </p>
+      )}
     </section>
   );
 }

@@ -190,7 +190,14 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
       )}
       {circle.state === 'member' && (
         <Suspense fallback={<Loading />}>
-          <FeedbackThread kind="campaign" id={c._id} canRead={circle.me.canReadFeedback} canWrite={circle.me.canWriteFeedback} owner={false} />
+          <FeedbackThread
+            kind="campaign"
+            id={c._id}
+            canRead={circle.me.canReadFeedback}
+            canWrite={circle.me.canWriteFeedback}
+            owner={false}
+            signInToWrite={circle.signInToWrite}
+          />
         </Suspense>
       )}
       {ownerView && (

@@ -133,7 +133,14 @@ function ProjectView({ p }: { p: ProjectDto }) {
       )}
       {circle.state === 'member' && (
         <Suspense fallback={<Loading />}>
-          <FeedbackThread kind="project" id={p._id} canRead={circle.me.canReadFeedback} canWrite={circle.me.canWriteFeedback} owner={false} />
+          <FeedbackThread
+            kind="project"
+            id={p._id}
+            canRead={circle.me.canReadFeedback}
+            canWrite={circle.me.canWriteFeedback}
+            owner={false}
+            signInToWrite={circle.signInToWrite}
+          />
         </Suspense>
       )}
       {isOwner && <SuggestedPeople projectId={p._id} />}
