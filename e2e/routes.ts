@@ -58,6 +58,12 @@ export function everyRoute(ids: RouteIds): string[] {
     `/profiles/${ids.owner}`,
     `/profiles/${ids.owner}?tab=projects`,
     `/profiles/${ids.owner}?tab=teams`,
+    '/about',
+    '/how-it-works',
+    '/fees',
+    '/trust',
+    '/terms',
+    '/privacy',
     ...ADMIN_ROUTES,
     '/no/such/page',
   ];

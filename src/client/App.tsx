@@ -114,6 +114,13 @@ const layoutElements: Record<Exclude<AppRouteName, 'adminCron'>, ReactNode> = {
   profiles: show('profiles'),
   profile: show('profile'),
 
+  about: show('about'),
+  howItWorks: show('howItWorks'),
+  fees: show('fees'),
+  trust: show('trust'),
+  terms: show('terms'),
+  privacy: show('privacy'),
+
   admin: adminOnly(show('admin')),
 };
 

@@ -46,6 +46,13 @@ export const appRoutes = {
   profiles: { path: '/profiles', page: 'profiles/ProfilesPage' },
   profile: { path: '/profiles/:id', page: 'profiles/ProfilePage' },
 
+  about: { path: '/about', page: 'info/AboutPage' },
+  howItWorks: { path: '/how-it-works', page: 'info/HowItWorksPage' },
+  fees: { path: '/fees', page: 'info/FeesPage' },
+  trust: { path: '/trust', page: 'info/TrustPage' },
+  terms: { path: '/terms', page: 'info/TermsPage' },
+  privacy: { path: '/privacy', page: 'info/PrivacyPage' },
+
   admin: { path: '/admin', page: 'admin/AdminPage' },
   adminCron: { path: '/admin/cron', page: 'admin/AdminCronPage' },
 } as const satisfies Record<string, { path: string; page: string }>;

@@ -1,10 +1,20 @@
 import { Suspense } from 'react';
-import { Outlet, ScrollRestoration } from 'react-router-dom';
+import { Link, Outlet, ScrollRestoration } from 'react-router-dom';
 import { M } from '../../shared/messages';
 import { useSession } from '../auth/useSession';
 import { Loading } from '../components/Loading';
 import { Nav } from './Nav';
 import { VerifyEmailBanner } from './VerifyEmailBanner';
+
+/** The site's own pages (issue #33, Trust), in the footer of every page. */
+const FOOTER_LINKS = [
+  ['/about', 'About'],
+  ['/how-it-works', 'How it works'],
+  ['/fees', 'Fees'],
+  ['/trust', 'Trust and safety'],
+  ['/terms', 'Terms'],
+  ['/privacy', 'Privacy'],
+] as const;
 
 /**
  * The shared layout of every route except /admin/cron. Until the first session check answers,
@@ -26,6 +36,15 @@ export function Layout() {
         </Suspense>
       </main>
       <footer className="footer">
+        <nav aria-label="About Kindling">
+          <ul className="footer-links">
+            {FOOTER_LINKS.map(([to, label]) => (
+              <li key={to}>
+                <Link to={to}>{label}</Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
         <p>
           {M.brand} · {M.tagline}
         </p>

@@ -97,6 +97,8 @@ export const PaymentInfoSchema = z.object({
   presets: z.array(z.number()),
   min: z.number(),
   max: z.number(),
+  /** The platform's fee on each payout, in percent (PLATFORM_FEE_PERCENT): the Fees page says it. */
+  platformFeePercent: z.number(),
 });
 export type PaymentInfoDto = z.infer<typeof PaymentInfoSchema>;
 

@@ -97,6 +97,7 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
         presets: [...DONATION_PRESETS],
         min: DONATION_MIN,
         max: DONATION_MAX,
+        platformFeePercent: ctx.deps.config.platformFeeBps / 100,
       };
     },
 

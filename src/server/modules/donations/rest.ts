@@ -24,7 +24,7 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
   restRoute(app, {
     method: 'GET',
     url: '/api/payments/info',
-    summary: 'The payment provider and whether it is in test mode',
+    summary: 'The payment provider, whether it is in test mode, the gift limits and the platform’s fee',
     tag: 'payments',
     auth: 'none',
     errors: {},
