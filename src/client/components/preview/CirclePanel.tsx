@@ -81,7 +81,7 @@ function InviteForm({ kind, id }: Item) {
   const [who, setWho] = useState('');
   const [role, setRole] = useState<'viewer' | 'commenter'>('viewer');
   const [errors, setErrors] = useState<FieldErrors>({});
-  const whoRef = useRef<HTMLFormElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const refresh = useInvalidate({ kind, id });
   const invite = trpc.previews.invite.useMutation({
     onSuccess: () => {
@@ -95,7 +95,7 @@ function InviteForm({ kind, id }: Item) {
     const v = validate(InviteInput, { who, role });
     setErrors(v.errors);
     if (!v.ok) {
-      whoRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+      formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
       return;
     }
     invite.mutate({ kind, id, data: v.data });
@@ -105,7 +105,7 @@ function InviteForm({ kind, id }: Item) {
   return (
     <div className="circle-block">
       <h3>Invite</h3>
-      <form ref={whoRef} className="form circle-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="form circle-form" onSubmit={submit} noValidate>
         <Field
           label="Username or email"
           hint="An email address gets a link"
