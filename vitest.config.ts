@@ -3,50 +3,68 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
 
 /**
- * Files known to take longest in their lane, longest first. Vitest starts the files it has no
- * timings for (a fresh clone, as in CI) largest first, and the axe pass is a small file that
- * runs for about a minute per role: started last, it ran alone at the end while the other worker
- * sat idle. With every browser file here, longest first (as measured on a 2-core machine), each
- * worker takes the longest file left whenever it is free, and the short ones at the end keep both
- * workers busy until the lane is done.
+ * Files known to take longest, longest first, across the three lanes (as measured on a quiet
+ * 2-core machine, seconds in the comments). `npm test` runs the lanes in one Vitest run, one pool
+ * of two workers: each worker takes the longest file left whenever it is free, so the short
+ * server files at the end keep both workers busy until everything is done, and no lane waits for
+ * another's last file. Vitest starts the files it has no timings for (a fresh clone, as in CI)
+ * largest first, which put a long browser file (the axe pass, about a minute per role) last,
+ * alone; files not named here go after the named ones, browser files first, then heavy, then server.
  */
 const LONGEST_FIRST = [
-  'e2e/community.e2e.ts',
-  'e2e/keyboard.e2e.ts',
-  'e2e/teams.e2e.ts',
-  'e2e/campaign-edit.e2e.ts',
-  'e2e/a11y-owner.e2e.ts',
-  'e2e/a11y-visitor.e2e.ts',
-  'e2e/a11y-admin.e2e.ts',
-  'e2e/screens.e2e.ts',
-  'e2e/comments.e2e.ts',
-  'e2e/admin.e2e.ts',
-  'e2e/auth.e2e.ts',
-  'e2e/donations.e2e.ts',
-  'e2e/chargebacks.e2e.ts',
-  'e2e/payouts.e2e.ts',
-  'e2e/supports.e2e.ts',
-  'e2e/projects.e2e.ts',
-  'e2e/campaigns.e2e.ts',
-  'e2e/discover.e2e.ts',
-  'e2e/delivery.e2e.ts',
-  'e2e/home.e2e.ts',
-  'e2e/api-docs.e2e.ts',
-  'e2e/my-funds.e2e.ts',
+  'e2e/discover.e2e.ts', // 46
+  'e2e/community.e2e.ts', // 45
+  'e2e/a11y-admin.e2e.ts', // 42
+  'e2e/screens.e2e.ts', // 40
+  'e2e/a11y-owner.e2e.ts', // 37
+  'e2e/teams.e2e.ts', // 34
+  'src/server/http/fuzz.heavy.test.ts', // 33
+  'e2e/campaign-edit.e2e.ts', // 33
+  'e2e/keyboard.e2e.ts', // 32
+  'e2e/donations.e2e.ts', // 30
+  'e2e/a11y-visitor.e2e.ts', // 28
+  'e2e/chargebacks.e2e.ts', // 27
+  'e2e/auth.e2e.ts', // 24
+  'e2e/comments.e2e.ts', // 23
+  'e2e/admin.e2e.ts', // 22
+  'e2e/payouts.e2e.ts', // 21
+  'e2e/supports.e2e.ts', // 20
+  'e2e/projects.e2e.ts', // 19
+  'e2e/campaigns.e2e.ts', // 15
+  'e2e/delivery.e2e.ts', // 15
+  'src/server/db/data-dir-lock.test.ts', // 11
+  'e2e/home.e2e.ts', // 10
+  'src/server/modules/campaigns/list.property.test.ts', // 9
+  'src/server/modules/donations/money-edges.test.ts', // 8
+  'src/server/modules/uploads/uploads.test.ts', // 7
+  'src/server/modules/teams/teams.test.ts', // 7
+  'src/server/modules/teams/teams.property.test.ts', // 6
+  'src/server/http/startup.test.ts', // 6
+  'e2e/api-docs.e2e.ts', // 6
+  'e2e/drafts.e2e.ts', // 4
+  'src/server/modules/auth/auth.test.ts', // 4
+  'src/server/modules/campaigns/page-marks.property.test.ts', // 4
+  'src/server/lib/write-limits.test.ts', // 4
+  'src/server/modules/teams/paging.test.ts', // 3
+  'src/server/auth/login-throttle.test.ts', // 3
+  'e2e/my-funds.e2e.ts', // 3
 ];
 
-/** Vitest's order, with each lane's files from LONGEST_FIRST moved to the front of that lane. */
+/** Lanes in the order their unnamed files start: a browser file is likely longer than a heavy one. */
+const LANE_ORDER = ['e2e', 'heavy', 'server'];
+
+/** Vitest's order, with the files of LONGEST_FIRST moved to the front, then the rest by lane. */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const lanes = new Map<string, TestSpecification[]>();
-    for (const f of sorted) lanes.set(f.project.name, [...(lanes.get(f.project.name) ?? []), f]);
     const rank = (f: TestSpecification) => {
       const i = LONGEST_FIRST.findIndex((suffix) => f.moduleId.endsWith(suffix));
-      return i < 0 ? LONGEST_FIRST.length : i;
+      if (i >= 0) return i;
+      const lane = LANE_ORDER.indexOf(f.project.name);
+      return LONGEST_FIRST.length + (lane < 0 ? LANE_ORDER.length : lane);
     };
     // Array.prototype.sort is stable: the rest keep Vitest's order
-    return [...lanes.values()].flatMap((lane) => [...lane].sort((a, b) => rank(a) - rank(b)));
+    return [...sorted].sort((a, b) => rank(a) - rank(b));
   }
 }
 
@@ -55,10 +73,14 @@ class LongestFirst extends BaseSequencer {
 /** Heavy files: property tests (hundreds of generated sequences) and the demo seed. */
 const HEAVY = ['src/**/*.property.test.ts', 'src/**/*.heavy.test.ts'];
 
-// Three lanes over one database choice (test/global-setup.ts):
+// Three lanes over one database choice (test/global-setup.ts), run together by `npm test` in one
+// pool of two workers (files longest first, above), or one at a time (`npm run test:server` ...):
 //   server: app.inject against a real database, one database per file;
-//   heavy:  the same, for the files above, in a lane of their own after the server lane;
+//   heavy:  the same, for the files above (hundreds of generated cases each);
 //   e2e:    a real server per file on its own database, driven through Debian's Chromium.
+// The server and heavy files share their worker's modules (`isolate: false`): a file's own
+// state is its database and its app, both made and closed by the file; importing the app's
+// modules afresh for each file was half the server lane's time (about 1 s a file).
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
@@ -77,6 +99,7 @@ export default defineConfig({
           environment: 'node',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: HEAVY,
+          isolate: false,
           maxWorkers: 2,
         },
       },
@@ -86,6 +109,7 @@ export default defineConfig({
           name: 'heavy',
           environment: 'node',
           include: HEAVY,
+          isolate: false,
           maxWorkers: 2,
           testTimeout: 2 * HANG_GUARD_MS,
           hookTimeout: 2 * HANG_GUARD_MS,
@@ -98,8 +122,8 @@ export default defineConfig({
           environment: 'node',
           include: ['e2e/**/*.e2e.ts'],
           globalSetup: ['./e2e/global-setup.ts'],
-          // two files at once: each drives its own server and Chromium, and waits on the network
-          // about half the time
+          // two files at once: each drives its own server and Chromium, which keep both cores
+          // busy (Chromium's processes take about two thirds of the lane's CPU time)
           maxWorkers: 2,
         },
       },

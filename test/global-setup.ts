@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { openPglite, openPostgres } from '../src/server/db/client';
 
@@ -41,7 +42,17 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-export default async function setup(project: TestProject) {
+type Provided = Pick<ProvidedContext, 'dbKind' | 'dbDescribe' | 'pgAdminUrl' | 'pgTemplate' | 'pgDbPrefix' | 'pgliteDump'>;
+
+/** The database of the whole run, made once, and what undoes it. */
+interface RunDatabase {
+  provided: Provided;
+  teardown: () => Promise<void> | void;
+  /** Projects still using it; the last one's teardown undoes it. */
+  users: number;
+}
+
+async function prepare(): Promise<RunDatabase> {
   let serverUrl = process.env.TEST_DATABASE_URL;
   let stopContainer: (() => Promise<unknown>) | undefined;
   let source = 'TEST_DATABASE_URL';
@@ -62,14 +73,16 @@ export default async function setup(project: TestProject) {
     const tmpl = await openPostgres(withDatabase(serverUrl, template), { max: 1 });
     await tmpl.migrate();
     await tmpl.close();
-    project.provide('dbKind', 'postgres');
-    project.provide('dbDescribe', `PostgreSQL (${source})`);
-    project.provide('pgAdminUrl', serverUrl);
-    project.provide('pgTemplate', template);
-    project.provide('pgDbPrefix', `kt_${process.pid}_`);
-    project.provide('pgliteDump', '');
+    const provided: Provided = {
+      dbKind: 'postgres',
+      dbDescribe: `PostgreSQL (${source})`,
+      pgAdminUrl: serverUrl,
+      pgTemplate: template,
+      pgDbPrefix: `kt_${process.pid}_`,
+      pgliteDump: '',
+    };
     console.log(`[tests] database: PostgreSQL via ${source}; each test file gets its own database`);
-    return async () => {
+    const teardown = async () => {
       // drop what the files made (they drop their own; this catches crashed workers)
       const left = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`kt_${process.pid}_%`}`;
       for (const d of left) await admin.unsafe(`drop database if exists ${d.datname} with (force)`);
@@ -77,6 +90,7 @@ export default async function setup(project: TestProject) {
       await admin.end();
       await stopContainer?.();
     };
+    return { provided, teardown, users: 0 };
   }
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kindling-test-'));
@@ -86,11 +100,35 @@ export default async function setup(project: TestProject) {
   const file = path.join(dir, 'migrated.tar.gz');
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   await db.close();
-  project.provide('dbKind', 'pglite');
-  project.provide('dbDescribe', 'PGlite (no TEST_DATABASE_URL and no container runtime)');
-  project.provide('pgAdminUrl', '');
-  project.provide('pgTemplate', '');
-  project.provide('pgliteDump', file);
+  const provided: Provided = {
+    dbKind: 'pglite',
+    dbDescribe: 'PGlite (no TEST_DATABASE_URL and no container runtime)',
+    pgAdminUrl: '',
+    pgTemplate: '',
+    pgDbPrefix: '',
+    pgliteDump: file,
+  };
   console.log('[tests] database: PGlite (set TEST_DATABASE_URL to test on a real PostgreSQL server)');
-  return () => rmSync(dir, { recursive: true, force: true });
+  return { provided, teardown: () => rmSync(dir, { recursive: true, force: true }), users: 0 };
+}
+
+const RUN_DATABASE = Symbol.for('kindling.test.runDatabase');
+
+/**
+ * Every project of the run (server, heavy, e2e: `npm test` runs them in one Vitest run) calls
+ * this; the first makes the database, the others share it (a migration each was several seconds
+ * before any test could start), and the last teardown undoes it.
+ */
+export default async function setup(project: TestProject) {
+  const holder = globalThis as { [RUN_DATABASE]?: Promise<RunDatabase> };
+  holder[RUN_DATABASE] ??= prepare();
+  const run = await holder[RUN_DATABASE];
+  run.users += 1;
+  for (const [key, value] of Object.entries(run.provided) as [keyof Provided, string][]) project.provide(key, value);
+  return async () => {
+    run.users -= 1;
+    if (run.users > 0) return;
+    delete holder[RUN_DATABASE];
+    await run.teardown();
+  };
 }
