@@ -152,7 +152,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   const services = createServices(deps);
   receiveWebhook = services.donations.receiveWebhook;
-  const jobs = createJobRunner({ db, storage, services, log: app.log, intervalMs: config.jobsIntervalMs });
+  const jobs = createJobRunner({ db, storage, services, log: app.log, intervalMs: config.jobsIntervalMs, releaseIntervalMs: config.releaseIntervalMs });
   app.decorate('jobs', jobs);
   app.decorate('deps', deps);
   app.decorate('services', services);

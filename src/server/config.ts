@@ -87,6 +87,8 @@ const ConfigSchema = z.object({
     .min(1)
     .max(24 * 60)
     .default(60),
+  /** How often this process releases the scheduled drafts whose time has come (jobs/runner.ts RELEASE_INTERVAL_MS by default). */
+  RELEASE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** A donation still pending after this many minutes is asked of the payment provider (the reconciliation job). */
   PAYMENT_RECONCILE_MINUTES: z.coerce
     .number()
@@ -133,6 +135,8 @@ export type Config = {
   /** Whether this process runs the scheduled jobs (JOBS), and their interval. */
   jobs: boolean;
   jobsIntervalMs: number;
+  /** How often scheduled drafts are released (RELEASE_INTERVAL_SECONDS). */
+  releaseIntervalMs: number;
   /** How long a donation may stay pending before the scheduled jobs ask the provider about it (PAYMENT_RECONCILE_MINUTES). */
   reconcileAfterMs: number;
   /** PLATFORM_FEE_PERCENT in basis points (500 for 5 %). */
@@ -187,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     cookieSecure: c.COOKIE_SECURE ?? c.NODE_ENV === 'production',
     jobs: c.JOBS === 'on',
     jobsIntervalMs: c.JOBS_INTERVAL_MINUTES * 60_000,
+    releaseIntervalMs: c.RELEASE_INTERVAL_SECONDS * 1000,
     reconcileAfterMs: c.PAYMENT_RECONCILE_MINUTES * 60_000,
     platformFeeBps: Math.round(c.PLATFORM_FEE_PERCENT * 100),
     stripe: c.STRIPE_SECRET_KEY && c.STRIPE_WEBHOOK_SECRET ? { secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : undefined,
