@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { z } from 'zod';
 import {
   ACTION_MODES,
@@ -13,6 +13,7 @@ import {
 } from '../../shared/constants';
 import { M } from '../../shared/messages';
 import { useSession } from '../auth/useSession';
+import { useKeptState, useLeaveGuard } from '../hooks/useLeaveGuard';
 import { useFormErrors, validate } from '../lib/forms';
 import { Field, SelectField, TextAreaField } from './Field';
 import { ImageUploadField, type UploadedImage } from './ImageUploadField';
@@ -55,6 +56,12 @@ export const EMPTY_ITEM_FORM: ItemFormValues = {
 
 const MAX_GALLERY = 20;
 const MODE_LABELS: Record<ActionMode, string> = { support: 'Support', donation: 'Donation', both: 'Both' };
+/** Mode in a sentence (issue #33, plain words): what people can do on the page. */
+const MODE_HINTS: Record<ActionMode, string> = {
+  donation: 'people give money, once or monthly',
+  support: 'people say “I’m in” to take part; no money',
+  both: 'people can give money or say they are in',
+};
 const TARGET_LABELS: Record<TargetType, string> = { amount: 'Amount', supporters: 'Supporters' };
 
 interface ItemFormProps<S extends z.ZodType> {
@@ -77,6 +84,12 @@ interface ItemFormProps<S extends z.ZodType> {
    * the data then carries `visibility` ('released' or 'draft').
    */
   draftOption?: boolean;
+  /**
+   * Where the form's values are kept while it is filled in (this tab's session storage: a page
+   * left by mistake keeps them), e.g. `campaign:new` or `campaign:<id>`; leaving with changes or
+   * an upload in progress asks first.
+   */
+  keepKey?: string;
 }
 
 /**
@@ -95,13 +108,21 @@ export function ItemForm<S extends z.ZodType>({
   secondary,
   locked = {},
   draftOption = false,
+  keepKey,
 }: ItemFormProps<S>) {
   const { user } = useSession();
-  const [v, setV] = useState<ItemFormValues>(initial);
+  const [v, setV, forget] = useKeptState<ItemFormValues>(keepKey, initial);
+  // sent and accepted by the form's checks: the page may move on (a failed call lets the guard back)
+  const [sent, setSent] = useState(false);
+  useEffect(() => {
+    if (error) setSent(false);
+  }, [error]);
   const { formRef, errors, show: setErrors } = useFormErrors();
   const [coverBusy, setCoverBusy] = useState(false);
   const [galleryBusy, setGalleryBusy] = useState(false);
   const uploading = coverBusy || galleryBusy;
+  const changed = JSON.stringify(v) !== JSON.stringify(initial);
+  const leaveWarning = useLeaveGuard((changed || uploading) && !sent, uploading);
   // which submit button was used (Enter in a field submits with the first: publish)
   const intent = useRef<'released' | 'draft'>('released');
 
@@ -129,162 +150,171 @@ export function ItemForm<S extends z.ZodType>({
     intent.current = 'released';
     const checked = validate(schema, values);
     setErrors(checked.errors);
-    if (checked.ok) onSubmit(checked.data);
+    if (checked.ok) {
+      setSent(true);
+      forget();
+      onSubmit(checked.data);
+    }
   }
 
   const supportersGoal = variant === 'project' && v.targetType === 'supporters';
 
   return (
-    <form ref={formRef} className="form item-form" onSubmit={handleSubmit} noValidate>
-      <Field
-        label="Title"
-        name="title"
-        value={v.title}
-        onChange={(e) => set('title', e.target.value)}
-        error={errors.title}
-        required
-        maxLength={200}
-        autoComplete="off"
-      />
-      <div className="form-row">
-        <SelectField label="Type" name="type" value={v.type} onChange={(e) => set('type', e.target.value as Category)} error={errors.type}>
-          {categories.map((c) => (
-            <option key={c} value={c}>
-              {categoryLabel(c)}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField
-          label="Mode"
-          name="actionMode"
-          value={v.actionMode}
-          onChange={(e) => set('actionMode', e.target.value as ActionMode)}
-          error={errors.actionMode}
-        >
-          {ACTION_MODES.map((m) => (
-            <option key={m} value={m}>
-              {MODE_LABELS[m]}
-            </option>
-          ))}
-        </SelectField>
-      </div>
-      {variant === 'project' && (
-        <SelectField
-          label="Target type"
-          name="targetType"
-          hint={locked.targetType ?? 'what the goal counts'}
-          disabled={locked.targetType !== undefined}
-          value={v.targetType}
-          onChange={(e) => set('targetType', e.target.value as TargetType)}
-          error={errors.targetType}
-        >
-          {TARGET_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {TARGET_LABELS[t]}
-            </option>
-          ))}
-        </SelectField>
-      )}
-      <div className="form-row">
+    <>
+      {/* outside the form: the dialog's own submit must not bubble into this form's */}
+      {leaveWarning}
+      <form ref={formRef} className="form item-form" onSubmit={handleSubmit} noValidate>
         <Field
-          label="Goal"
-          name="goalAmount"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          step={1}
-          hint={supportersGoal ? 'number of supporters, optional' : 'optional'}
-          placeholder="0"
-          value={v.goalAmount}
-          onChange={(e) => set('goalAmount', e.target.value)}
-          error={errors.goalAmount}
+          label="Title"
+          name="title"
+          value={v.title}
+          onChange={(e) => set('title', e.target.value)}
+          error={errors.title}
+          required
+          maxLength={200}
+          autoComplete="off"
         />
-        <SelectField
-          label="Currency"
-          name="currency"
-          hint={locked.currency}
-          disabled={locked.currency !== undefined}
-          value={v.currency}
-          onChange={(e) => set('currency', e.target.value as Currency)}
-          error={errors.currency}
-        >
-          {CURRENCIES.map((c) => (
-            <option key={c} value={c}>
-              {c}
-            </option>
-          ))}
-        </SelectField>
-      </div>
-      {variant === 'campaign' && (
-        <Field
-          label="Execution date"
-          name="executionDate"
-          type="date"
-          min="1000-01-01"
-          max="9999-12-31"
-          hint="optional"
-          value={v.executionDate}
-          onChange={(e) => set('executionDate', e.target.value)}
-          error={errors.executionDate}
-        />
-      )}
-      <TextAreaField
-        label="Description"
-        name="description"
-        rows={6}
-        value={v.description}
-        onChange={(e) => set('description', e.target.value)}
-        error={errors.description}
-      />
-      <TagInput label="Tags" hint="Enter or comma adds a tag" tags={v.tags} onChange={(tags) => set('tags', tags)} error={errors.tags} />
-      <ImageUploadField
-        label="Cover image"
-        hint="16:9, cropped to fit"
-        kind="cover"
-        multiple={false}
-        images={v.cover ? [v.cover] : []}
-        onChange={(imgs) => set('cover', imgs[0] ?? null)}
-        onBusyChange={setCoverBusy}
-        error={errors.imageUrl}
-      />
-      <ImageUploadField
-        label="Gallery"
-        hint={`up to ${MAX_GALLERY} images`}
-        kind="gallery"
-        multiple
-        images={v.images}
-        onChange={(imgs) => set('images', imgs)}
-        onBusyChange={setGalleryBusy}
-        max={MAX_GALLERY}
-        maxMessage={M.tooManyGalleryImages}
-        error={errors.images}
-      />
-      <Notice kind="error">{errors.form}</Notice>
-      <Notice kind="error">{error}</Notice>
-      {draftOption && (
-        <p id="item-form-draft-hint" className="field-hint">
-          A draft is seen only by you until you release it, now or at a time you choose.
-        </p>
-      )}
-      <div className="form-actions">
-        <button type="submit" className="button button-large" disabled={uploading || busy}>
-          {uploading ? M.uploadingImages : submitLabel}
-        </button>
-        {draftOption && (
-          <button
-            type="submit"
-            className="button button-large button-secondary"
-            disabled={uploading || busy}
-            aria-describedby="item-form-draft-hint"
-            onClick={() => {
-              intent.current = 'draft';
-            }}
+        <div className="form-row">
+          <SelectField label="Type" name="type" value={v.type} onChange={(e) => set('type', e.target.value as Category)} error={errors.type}>
+            {categories.map((c) => (
+              <option key={c} value={c}>
+                {categoryLabel(c)}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField
+            label="Mode"
+            name="actionMode"
+            hint={MODE_HINTS[v.actionMode]}
+            value={v.actionMode}
+            onChange={(e) => set('actionMode', e.target.value as ActionMode)}
+            error={errors.actionMode}
           >
-            {M.saveAsDraft}
-          </button>
+            {ACTION_MODES.map((m) => (
+              <option key={m} value={m}>
+                {MODE_LABELS[m]}
+              </option>
+            ))}
+          </SelectField>
+        </div>
+        {variant === 'project' && (
+          <SelectField
+            label="Target type"
+            name="targetType"
+            hint={locked.targetType ?? 'what the goal counts'}
+            disabled={locked.targetType !== undefined}
+            value={v.targetType}
+            onChange={(e) => set('targetType', e.target.value as TargetType)}
+            error={errors.targetType}
+          >
+            {TARGET_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {TARGET_LABELS[t]}
+              </option>
+            ))}
+          </SelectField>
         )}
-        {secondary}
-      </div>
-    </form>
+        <div className="form-row">
+          <Field
+            label="Goal"
+            name="goalAmount"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            step={1}
+            hint={supportersGoal ? 'number of supporters, optional' : 'optional'}
+            placeholder="0"
+            value={v.goalAmount}
+            onChange={(e) => set('goalAmount', e.target.value)}
+            error={errors.goalAmount}
+          />
+          <SelectField
+            label="Currency"
+            name="currency"
+            hint={locked.currency}
+            disabled={locked.currency !== undefined}
+            value={v.currency}
+            onChange={(e) => set('currency', e.target.value as Currency)}
+            error={errors.currency}
+          >
+            {CURRENCIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </SelectField>
+        </div>
+        {variant === 'campaign' && (
+          <Field
+            label="Execution date"
+            name="executionDate"
+            type="date"
+            min="1000-01-01"
+            max="9999-12-31"
+            hint="optional: the day it takes place. Supporters are reminded before it; after it the campaign takes no more gifts or supporters"
+            value={v.executionDate}
+            onChange={(e) => set('executionDate', e.target.value)}
+            error={errors.executionDate}
+          />
+        )}
+        <TextAreaField
+          label="Description"
+          name="description"
+          rows={6}
+          value={v.description}
+          onChange={(e) => set('description', e.target.value)}
+          error={errors.description}
+        />
+        <TagInput label="Tags" hint="Enter or comma adds a tag" tags={v.tags} onChange={(tags) => set('tags', tags)} error={errors.tags} />
+        <ImageUploadField
+          label="Cover image"
+          hint="16:9, cropped to fit"
+          kind="cover"
+          multiple={false}
+          images={v.cover ? [v.cover] : []}
+          onChange={(imgs) => set('cover', imgs[0] ?? null)}
+          onBusyChange={setCoverBusy}
+          error={errors.imageUrl}
+        />
+        <ImageUploadField
+          label="Gallery"
+          hint={`up to ${MAX_GALLERY} images`}
+          kind="gallery"
+          multiple
+          images={v.images}
+          onChange={(imgs) => set('images', imgs)}
+          onBusyChange={setGalleryBusy}
+          max={MAX_GALLERY}
+          maxMessage={M.tooManyGalleryImages}
+          error={errors.images}
+        />
+        <Notice kind="error">{errors.form}</Notice>
+        <Notice kind="error">{error}</Notice>
+        {draftOption && (
+          <p id="item-form-draft-hint" className="field-hint">
+            A draft is seen only by you until you release it, now or at a time you choose.
+          </p>
+        )}
+        <div className="form-actions">
+          <button type="submit" className="button button-large" disabled={uploading || busy}>
+            {uploading ? M.uploadingImages : submitLabel}
+          </button>
+          {draftOption && (
+            <button
+              type="submit"
+              className="button button-large button-secondary"
+              disabled={uploading || busy}
+              aria-describedby="item-form-draft-hint"
+              onClick={() => {
+                intent.current = 'draft';
+              }}
+            >
+              {M.saveAsDraft}
+            </button>
+          )}
+          {secondary}
+        </div>
+      </form>
+    </>
   );
 }

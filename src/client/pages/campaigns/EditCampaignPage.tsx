@@ -92,6 +92,7 @@ export default function EditCampaignPage() {
         <ItemForm
           // a fresh form for each loaded campaign
           key={c._id}
+          keepKey={`campaign:${c._id}`}
           variant="campaign"
           schema={UpdateCampaignInput}
           initial={toFormValues(c)}

@@ -25,6 +25,7 @@ export default function NewCampaignPage() {
       <div className="card">
         <ItemForm
           variant="campaign"
+          keepKey="campaign:new"
           schema={CreateCampaignInput}
           submitLabel={M.publishNow}
           draftOption

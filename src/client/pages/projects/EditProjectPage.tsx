@@ -76,6 +76,7 @@ export default function EditProjectPage() {
         <ItemForm
           // a fresh form for each loaded project
           key={p._id}
+          keepKey={`project:${p._id}`}
           variant="project"
           schema={UpdateProjectInput}
           initial={toFormValues(p)}

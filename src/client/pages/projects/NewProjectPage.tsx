@@ -24,6 +24,7 @@ export default function NewProjectPage() {
       <div className="card">
         <ItemForm
           variant="project"
+          keepKey="project:new"
           schema={CreateProjectInput}
           submitLabel={M.publishNow}
           draftOption

@@ -52,6 +52,7 @@ export function commentsRest(app: FastifyInstance, { comments }: Services): void
     errors: {
       403: 'Blocked by the campaign’s owner or the comment’s author',
       404: 'Campaign or parent comment not found',
+      409: 'The campaign is a draft: comments open at its release',
       429: 'Comment budget spent (`Retry-After`)',
     },
     params: IdParams,

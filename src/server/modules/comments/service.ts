@@ -14,7 +14,7 @@ import {
 } from '../../../shared/schemas/community';
 import { blocks, campaigns, comments, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
-import { AppError, forbidden, notFound } from '../../lib/errors';
+import { AppError, conflict, forbidden, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages } from '../../lib/items';
 import { encodeCursor, pageOf, readCursor } from '../../lib/listing';
@@ -276,7 +276,9 @@ export function createCommentsService(deps: Deps, items: { campaigns: CampaignsS
     /** Any signed-in person may comment or reply; a reply to a reply joins the same thread. */
     async create(actor: Actor, campaignId: string, input: Out<typeof CreateCommentInput>): Promise<CommentDto> {
       const { user } = requireUser(actor);
-      await items.campaigns.visible(actor, campaignId);
+      const campaign = await items.campaigns.visible(actor, campaignId);
+      // comments open at release, as money and support do: a draft takes none, not even its owner's (409)
+      if (campaign.visibility !== 'released') throw conflict(M.draftCommentsClosed);
       await deps.limiter.write('comment', actor);
       let parentId: string | null = null;
       if (input.parentId) {

@@ -169,7 +169,8 @@ describe.each(KINDS)('the preview circle of a draft $one', (k) => {
     // feedback is never among the public comments
     if (k.one === 'campaign') {
       await call(app, owner, { method: 'PUT', url: `/api/${k.kind}/${d._id}`, payload: { visibility: 'released' } });
-      const comments = await call(app, null, { method: 'GET', url: `/api/comments/${d._id}` });
+      const comments = await call(app, null, { method: 'GET', url: `/api/campaigns/${d._id}/comments` });
+      expect(comments.statusCode).toBe(200);
       expect(comments.body).not.toContain('blurry');
       // kept after release, read-only, in the owner's view; closed for writing; gone for the circle
       expect((await call(app, owner, { method: 'GET', url: `/api/${k.kind}/${d._id}/feedback` })).json()).toMatchObject({

@@ -416,13 +416,15 @@ export function createPreviewsService(deps: Deps) {
       }
       const [m] = await db.select().from(previewMembers).where(eq(previewMembers.id, grant.memberId));
       const needsName = !actor.user && m.userId === null && m.guestName === null;
+      // an invite sent to an account's address is that account's: signed out, its holder reads, and signs in to write
+      const mustSignIn = !actor.user && m.userId !== null;
       return {
         via: 'member',
         role: grant.role,
         needsName,
         name: actor.user ? actor.user.name || actor.user.username : m.guestName,
         canReadFeedback: readFeedback,
-        canWriteFeedback: canWriteFeedback(actor, item, grant) && !needsName,
+        canWriteFeedback: canWriteFeedback(actor, item, grant) && !needsName && !mustSignIn,
         visitsSeen: true,
       };
     },

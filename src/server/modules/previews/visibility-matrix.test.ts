@@ -174,7 +174,6 @@ const ITEM_CALLS: ItemCall[] = [
     run: (s, _k, t) => s({ method: 'POST', url: `/api/campaigns/${t.id}/comments`, payload: { text: 'Before release' } }),
     owner: 409,
     circle: 'missing',
-    open: { why: 'a draft takes its owner’s comments', who: (c) => c.sees === 'owner' },
   },
   {
     name: 'tRPC comment posted',
@@ -182,7 +181,6 @@ const ITEM_CALLS: ItemCall[] = [
     run: (s, _k, t) => trpc(s, 'mutation', 'comments.create', { campaignId: t.id, data: { text: 'Before release' } }),
     owner: 409,
     circle: 'missing',
-    open: { why: 'a draft takes its owner’s comments', who: (c) => c.sees === 'owner' },
   },
   // the circle reads the feedback only when the owner lets it (off by default)
   { name: 'REST feedback', run: (s, k, t) => rest(s, `/api/${plural(k)}/${t.id}/feedback`), circle: 403 },
