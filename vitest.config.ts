@@ -78,9 +78,9 @@ const HEAVY = ['src/**/*.property.test.ts', 'src/**/*.heavy.test.ts'];
 //   server: app.inject against a real database, one database per file;
 //   heavy:  the same, for the files above (hundreds of generated cases each);
 //   e2e:    a real server per file on its own database, driven through Debian's Chromium.
-// The server and heavy files share their worker's modules (`isolate: false`): a file's own
-// state is its database and its app, both made and closed by the file; importing the app's
-// modules afresh for each file was half the server lane's time (about 1 s a file).
+// Files share their worker's modules (`isolate: false`): a file's own state is its database,
+// its app (and its Chromium), all made and closed by the file; importing the app's modules afresh
+// for each file was half the server lane's time (about 1 s of CPU a file, in every lane).
 export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
@@ -124,6 +124,7 @@ export default defineConfig({
           globalSetup: ['./e2e/global-setup.ts'],
           // two files at once: each drives its own server and Chromium, which keep both cores
           // busy (Chromium's processes take about two thirds of the lane's CPU time)
+          isolate: false,
           maxWorkers: 2,
         },
       },
