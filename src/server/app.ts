@@ -35,6 +35,7 @@ import { withoutPreviewToken } from './modules/previews/tokens';
 import { registerDraftImageGate } from './modules/previews/images';
 import { usersRest } from './modules/users/rest';
 import { uploadsRest } from './modules/uploads/rest';
+import { updatesRest } from './modules/updates/rest';
 import { registerTrpcUploadLimit } from './modules/uploads/router';
 import { cronRest } from './jobs/rest';
 import { createJobRunner, type JobRunner } from './jobs/runner';
@@ -206,6 +207,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       tagsRest(api, services);
       teamsRest(api, services);
       previewsRest(api, services);
+      updatesRest(api, services);
       usersRest(api, services);
     },
   );

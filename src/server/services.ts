@@ -15,6 +15,7 @@ import { createTeamsService } from './modules/teams/service';
 import { createUsersService } from './modules/users/service';
 import { createUploadsService } from './modules/uploads/service';
 import { createPreviewsService } from './modules/previews/service';
+import { createUpdatesService } from './modules/updates/service';
 
 /** Every domain service, built once per app over the same dependencies. */
 export function createServices(deps: Deps) {
@@ -37,6 +38,7 @@ export function createServices(deps: Deps) {
     users: createUsersService(deps),
     uploads: createUploadsService(deps),
     previews: createPreviewsService(deps),
+    updates: createUpdatesService(deps),
   };
 }
 export type Services = ReturnType<typeof createServices>;

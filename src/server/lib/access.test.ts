@@ -1,13 +1,14 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../shared/constants';
-import { campaigns, comments, disputes, donations, payouts, projects, tagUsage, teams, users } from '../db/schema';
+import { campaignDonors, campaigns, campaignUpdates, comments, disputes, donations, payouts, projects, supports, tagUsage, teams, users } from '../db/schema';
 import { arrayRunner } from '../db/array-rows';
 import type { Actor } from '../deps';
 import { textArrayLiteral } from './listing';
 import { openTestDatabase } from '../../../test/helpers';
 import {
   adminAccountSql,
+  backerSql,
   audienceOf,
   canDeleteComment,
   canSeeComment,
@@ -18,6 +19,7 @@ import {
   canSeeProfile,
   canSeeTeam,
   canSeeTeamProject,
+  canSeeUpdate,
   commentVisibleSql,
   disputeVisibleSql,
   donationVisibleSql,
@@ -30,6 +32,7 @@ import {
   tagVisibleSql,
   teamProjectVisibleSql,
   teamVisibleSql,
+  updateVisibleSql,
   viewerOf,
 } from './access';
 
@@ -317,5 +320,94 @@ describe('the access rule', () => {
       // a tag only drafts carry is suggested to their owner alone
       expect({ name, draftTag: expectedTags.has('tag-draft') }).toEqual({ name, draftTag: name === 'owner' });
     }
+  });
+});
+
+describe('updates to backers (#33)', () => {
+  /** Who backs every campaign (or seems to): the names of the fixtures below, and whether each is a backer. */
+  const people = { backer: true, supporter: true, guestBacker: true, refunded: false, unconfirmed: false, unverifiedGuest: false } as const;
+  const pid: Record<keyof typeof people, string> = { backer: '', supporter: '', guestBacker: '', refunded: '', unconfirmed: '', unverifiedGuest: '' };
+
+  beforeAll(async () => {
+    const { db } = database;
+    const stamp = Math.random().toString(36).slice(2);
+    for (const key of Object.keys(pid) as (keyof typeof pid)[]) {
+      // the guest backer's account has the address they gave with as a guest, verified; the unverified one has a guest's address too
+      const email =
+        key === 'guestBacker'
+          ? `guest-${stamp}@example.com`
+          : key === 'unverifiedGuest'
+            ? `unverified-${stamp}@example.com`
+            : `${key.toLowerCase()}-${stamp}@example.com`;
+      const [u] = await db
+        .insert(users)
+        .values({ email, passwordHash: 'x', emailVerifiedAt: key === 'unverifiedGuest' ? null : new Date() })
+        .returning({ id: users.id });
+      pid[key] = u.id;
+    }
+    for (const c of await db.select({ id: campaigns.id }).from(campaigns)) {
+      await db.insert(campaignDonors).values([
+        { campaignId: c.id, donorKey: `u:${pid.backer}`, userId: pid.backer, currency: 'USD', gifts: 1, donated: 500 },
+        { campaignId: c.id, donorKey: `e:guest-${stamp}@example.com`, currency: 'USD', gifts: 1, donated: 500 },
+        { campaignId: c.id, donorKey: `e:unverified-${stamp}@example.com`, currency: 'USD', gifts: 1, donated: 500 },
+        // a gift refunded in full: no standing gift
+        { campaignId: c.id, donorKey: `u:${pid.refunded}`, userId: pid.refunded, currency: 'USD', gifts: 0, donated: 0 },
+      ]);
+      await db.insert(supports).values([
+        { campaignId: c.id, userId: pid.supporter, confirmedAt: new Date() },
+        { campaignId: c.id, userId: pid.unconfirmed, confirmedAt: null },
+      ]);
+      for (const audience of ['public', 'backers'] as const)
+        await db.insert(campaignUpdates).values({ campaignId: c.id, title: audience, body: 'b', audience });
+    }
+  });
+
+  it("shows an update's text where its campaign is seen when public, else to the owner, admins and backers, alike in both forms", async () => {
+    const all: Record<string, [Actor, boolean]> = Object.fromEntries([
+      ...Object.entries(viewers()).map(([name, actor]) => [name, [actor, false]]),
+      ...(Object.keys(people) as (keyof typeof people)[]).map((name) => [name, [actorOf(pid[name]), people[name]]]),
+    ]);
+    const totals: Record<string, number> = {};
+    for (const [name, [actor, backer]] of Object.entries(all)) {
+      const viewer = viewerOf(actor);
+      const rows = await database.db
+        .select({
+          type: campaigns.type,
+          ownerId: campaigns.ownerId,
+          releasedAt: campaigns.releasedAt,
+          audience: campaignUpdates.audience,
+          seen: sql<boolean>`${updateVisibleSql(viewer, campaignUpdates)}`,
+          backer: sql<boolean>`${backerSql(viewer, campaignUpdates.campaignId)}`,
+        })
+        .from(campaignUpdates)
+        .innerJoin(campaigns, eq(campaigns.id, campaignUpdates.campaignId));
+      expect(rows.length).toBe(2 * ITEMS);
+      for (const r of rows) {
+        expect({ name, backer: r.backer }).toEqual({ name, backer });
+        expect({ name, type: r.type, draft: r.releasedAt === null, audience: r.audience, seen: r.seen }).toEqual({
+          name,
+          type: r.type,
+          draft: r.releasedAt === null,
+          audience: r.audience,
+          seen: canSeeUpdate(actor, r, r, backer),
+        });
+      }
+      totals[name] = rows.filter((r) => r.seen).length;
+    }
+    const released = CATEGORIES.length - 1; // the adult category is for adult access
+    expect(totals).toEqual({
+      signedOut: released,
+      other: released,
+      adultUser: CATEGORIES.length,
+      // the owner reads every update of theirs, drafts included; an admin those of the campaigns they see
+      owner: 2 * ITEMS,
+      admin: 2 * released,
+      backer: 2 * released,
+      supporter: 2 * released,
+      guestBacker: 2 * released,
+      refunded: released,
+      unconfirmed: released,
+      unverifiedGuest: released,
+    });
   });
 });

@@ -19,7 +19,8 @@ import { conflict, forbidden, unauthorized } from './errors';
  * Its owner sees it whatever its audience. The other kinds follow from these: a team and a
  * profile are public (a team's project shows only where the project is visible), a comment is
  * seen where its campaign is, a donation by its donor, the campaign's owner and admins, a payout
- * by the campaign's owner and admins, a dispute by who raised it and admins.
+ * by the campaign's owner and admins, a dispute by who raised it and admins, an update's text where its
+ * campaign is seen when it is public, else by the owner, admins and the campaign's backers.
  * A new state of an item is a new audience: it is added here (the expression, `audienceOf`, `audiencesSeen`,
  * `canSeeItem`, `itemVisibleSql`) and in access.test.ts, and every list, count and search follows.
  */
@@ -315,6 +316,50 @@ export function disputeVisibleSql(viewer: Viewer, d: { userId: AnyColumn }): SQL
  */
 export async function mayHoldPayouts(actor: Actor, campaignOwnerId: string, hasStake: () => Promise<boolean>): Promise<boolean> {
   return isOwnerOrAdmin(actor.user, campaignOwnerId) || (await hasStake());
+}
+
+// --- updates to backers (#33) ---------------------------------------------------------------
+
+const updateCampaign = itemAlias('campaigns', 'access_update_campaign');
+
+/**
+ * Whether the viewer backs the campaign of `campaignId` (SQL): a standing donation of theirs to it
+ * (`campaign_donors`, gifts > 0: a succeeded donation not refunded) or a confirmed support, by
+ * their account or, once verified, by their account's email (what they gave or supported as a
+ * guest). False when signed out. The services ask it for one campaign (`canSeeUpdate`'s `isBacker`).
+ */
+export function backerSql(viewer: Viewer, campaignId: AnyColumn | SQL): SQL {
+  if (viewer.userId === null) return sql`false`;
+  const email = sql`(select lower(bu.email) from users bu where bu.id = ${viewer.userId}::uuid and bu.email_verified_at is not null)`;
+  return sql`(exists (select 1 from campaign_donors bd where bd.campaign_id = ${campaignId} and bd.gifts > 0
+      and (bd.donor_key = 'u:' || ${viewer.userId}::uuid::text or bd.donor_key = 'e:' || ${email}))
+    or exists (select 1 from supports bs where bs.campaign_id = ${campaignId} and bs.confirmed_at is not null
+      and (bs.user_id = ${viewer.userId}::uuid or bs.email = ${email})))`;
+}
+
+/**
+ * Who reads an update's text and images: whoever sees its campaign (`canSeeItem`: a draft's
+ * updates are its owner's only), when it is public, or they own the campaign, are an admin, or
+ * back it (`isBacker`: `backerSql` for this campaign). Anyone else who sees the campaign gets a
+ * backers-only update as a locked teaser (its title and dates).
+ */
+export function canSeeUpdate(
+  actor: Actor,
+  campaign: { type: string; ownerId: string; releasedAt: Date | null },
+  update: { audience: 'public' | 'backers' },
+  isBacker: boolean,
+): boolean {
+  if (!canSeeItem(actor, campaign)) return false;
+  return update.audience === 'public' || isOwnerOrAdmin(actor.user, campaign.ownerId) || isBacker;
+}
+
+/** `canSeeUpdate` in SQL, over the campaign_updates table (or its alias). */
+export function updateVisibleSql(viewer: Viewer, u: { campaignId: AnyColumn; audience: AnyColumn }): SQL {
+  const campaignSeen = sql`exists (select 1 from ${updateCampaign.from} where ${updateCampaign.id} = ${u.campaignId} and ${itemVisibleSql(viewer, updateCampaign)})`;
+  if (viewer.admin) return sql`(${campaignSeen})`;
+  if (viewer.userId === null) return sql`(${u.audience} = 'public' and ${campaignSeen})`;
+  const owns = sql`exists (select 1 from ${updateCampaign.from} where ${updateCampaign.id} = ${u.campaignId} and ${updateCampaign.ownerId} = ${viewer.userId}::uuid)`;
+  return sql`(${campaignSeen} and (${u.audience} = 'public' or ${owns} or ${backerSql(viewer, u.campaignId)}))`;
 }
 
 // --- tag suggestions ----------------------------------------------------------------------

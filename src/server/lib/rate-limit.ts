@@ -46,6 +46,11 @@ export const WRITE_BUDGETS = {
     { limit: 100, windowMs: HOUR },
     { limit: 500, windowMs: DAY },
   ],
+  /** An update to a campaign's backers (#33): each post is emailed to its audience. */
+  update: [
+    { limit: 10, windowMs: HOUR },
+    { limit: 30, windowMs: DAY },
+  ],
   follow: [{ limit: 60, windowMs: MINUTE }],
   favorite: [{ limit: 60, windowMs: MINUTE }],
   block: [{ limit: 30, windowMs: MINUTE }],

@@ -12,6 +12,7 @@ import { supportsRouter } from '../modules/supports/router';
 import { tagsRouter } from '../modules/tags/router';
 import { teamsRouter } from '../modules/teams/router';
 import { previewsRouter } from '../modules/previews/router';
+import { updatesRouter } from '../modules/updates/router';
 import { uploadsRouter } from '../modules/uploads/router';
 import { usersRouter } from '../modules/users/router';
 import { cronRouter } from '../jobs/router';
@@ -34,6 +35,7 @@ export const appRouter = router({
   tags: tagsRouter,
   teams: teamsRouter,
   previews: previewsRouter,
+  updates: updatesRouter,
   users: usersRouter,
 });
 export type AppRouter = typeof appRouter;

@@ -25,6 +25,7 @@ import { DonatePanel } from './DonatePanel';
 import { RaiseDisputeButton } from '../disputes/RaiseDisputeButton';
 import { PageNotice, usePageNotice } from './pageNotice';
 import { SupportPanel } from './SupportPanel';
+import { UpdatesSection } from './UpdatesSection';
 
 // the owner's panels (funds, supporters, donations) load only for the owner and admins
 const FundsPanel = lazy(() => import('./FundsPanel').then((m) => ({ default: m.FundsPanel })));
@@ -137,6 +138,7 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
             {c.description.trim() ? <p className="prewrap">{c.description}</p> : <p className="muted">No description yet.</p>}
           </section>
           <ImageGallery images={c.images} title={c.title} />
+          <UpdatesSection campaignId={c._id} />
         </div>
         <div className="detail-side-col">
           <aside className="detail-side card" aria-label="Campaign details">

@@ -13,3 +13,4 @@ export * from './counts';
 export * from './tags';
 export * from './sort-keys';
 export * from './previews';
+export * from './updates';
