@@ -10,7 +10,7 @@ const rowsOf = <T>(r: unknown) => (Array.isArray(r) ? r : (r as { rows: T[] }).r
 
 /**
  * Deletes uploaded images that nothing references (no account's avatar, no campaign's, project's
- * or team's cover or gallery, no comment) and that are older than a day (a form may still be
+ * or team's cover or gallery, no comment, no campaign update) and that are older than a day (a form may still be
  * about to use a fresh one), at most `limit` a run, then their files. The row goes first: a
  * file left behind by a crash is harmless, a row pointing at no file is not.
  *
@@ -29,6 +29,7 @@ export async function deleteUnreferencedUploads(deps: { db: Db; storage: Storage
         union select e->>'url' from projects, jsonb_array_elements(images) e
         union select image_url from teams where image_url is not null
         union select image_url from comments where image_url is not null
+        union select e->>'url' from campaign_updates, jsonb_array_elements(images) e
       )
       delete from images where id in (
         select i.id from images i
