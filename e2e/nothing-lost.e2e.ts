@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { M } from '../src/shared/messages';
-import { PASSWORD, signUp } from '../test/helpers';
+import { call, PASSWORD, signUp } from '../test/helpers';
 import { startHarness, type Harness, signInWithCookie } from './harness';
 
 /*
- * Nothing lost (issue #33, item 7): leaving a campaign form with changes asks first (Stay keeps
- * the page, Leave goes), the text typed is kept for when the person comes back, a reload keeps it
- * too, and a sent form leaves without a question and forgets what it kept.
+ * Nothing lost, everyone told (issue #33, item 7): leaving a campaign form with changes asks
+ * first (Stay keeps the page, Leave goes), the text typed is kept for when the person comes back,
+ * a reload keeps it too, and a sent form leaves without a question and forgets what it kept; a
+ * team invite can be declined; a submitted dispute says where to follow it.
  */
 
 let h: Harness;
@@ -54,5 +55,37 @@ describe('a form left by mistake', () => {
     expect(await page.getByRole('dialog').count()).toBe(0);
     await page.goto('/campaigns/new');
     expect(await page.getByRole('textbox', { name: 'Title' }).inputValue()).toBe('');
+  });
+});
+
+describe('people told', () => {
+  it('lets an invitee decline a team invite, and tells whoever raised a dispute where to follow it', async () => {
+    const owner = await signUp(h.app, { username: 'told_team_owner' });
+    const invitee = await signUp(h.app, { username: 'told_invitee' });
+    const team = (await call(h.app, owner, { method: 'POST', url: '/api/teams', payload: { name: 'Lantern makers' } })).json() as { _id: string };
+    await call(h.app, owner, { method: 'POST', url: `/api/teams/${team._id}/members`, payload: { username: 'told_invitee' } });
+    const campaign = (await call(h.app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Lanterns for everyone' } })).json() as {
+      _id: string;
+    };
+
+    const { page } = await h.newPage();
+    await signInWithCookie(h, page, invitee.email, PASSWORD);
+    await page.goto(`/teams/${team._id}`);
+    const membership = page.getByRole('group', { name: 'Membership' });
+    await membership.getByText('You are invited to join this team.').waitFor();
+    await membership.getByRole('button', { name: 'Decline' }).click();
+    await membership.getByText('You declined the invite.').waitFor();
+    expect(await membership.getByRole('button', { name: 'Accept invite' }).count()).toBe(0);
+
+    await page.goto(`/campaigns/${campaign._id}`);
+    await page.getByRole('button', { name: 'Raise a dispute' }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('textbox', { name: /Reason/ }).fill('The pictures are from another project');
+    await dialog.getByRole('button', { name: /Submit/ }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const note = page.getByRole('status').filter({ hasText: 'Your dispute was submitted' });
+    await note.getByRole('link', { name: 'My disputes' }).click();
+    await page.waitForURL((u) => u.pathname === '/myDisputes');
+    await page.getByText('The pictures are from another project').waitFor();
   });
 });

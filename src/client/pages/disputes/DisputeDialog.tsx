@@ -27,7 +27,17 @@ const FIELD_OF: Record<string, 'type' | 'reason' | 'details'> = {
  * when opened without a campaign, 'Please provide a reason' for a blank reason; on success
  * 'Dispute submitted', then it closes after 500 ms.
  */
-export function DisputeDialog({ campaignId, donationId, payoutId, onClose }: DisputeTarget & { onClose(): void }) {
+export function DisputeDialog({
+  campaignId,
+  donationId,
+  payoutId,
+  onClose,
+  onSubmitted,
+}: DisputeTarget & {
+  onClose(): void;
+  /** The dispute was taken (before the dialog closes). */
+  onSubmitted?(): void;
+}) {
   const utils = trpc.useUtils();
   const [values, setValues] = useState<DisputeValues>({ type: defaultType({ donationId, payoutId }), reason: '', details: '' });
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -69,6 +79,7 @@ export function DisputeDialog({ campaignId, donationId, payoutId, onClose }: Dis
         onSuccess() {
           void utils.disputes.mine.invalidate();
           setSubmitted(true);
+          onSubmitted?.();
         },
         onError(err) {
           const field = httpStatus(err) !== undefined ? FIELD_OF[err.message] : undefined;

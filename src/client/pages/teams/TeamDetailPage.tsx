@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import type { TeamDto } from '../../../shared/schemas/teams';
@@ -143,7 +144,7 @@ function MembersTable({ team, readAt }: { team: TeamDto; readAt: number }) {
 
 /**
  * What the viewer may do, each shown only when it applies: Manage (the owner), Request to join
- * (signed in, no membership), Accept invite (invited), Leave team (active, not the owner).
+ * (signed in, no membership), Accept invite or Decline (invited), Leave team (active, not the owner).
  * A signed-out visitor sees none of them.
  */
 function MembershipActions({ team }: { team: TeamDto }) {
@@ -154,6 +155,8 @@ function MembershipActions({ team }: { team: TeamDto }) {
   const request = trpc.teams.request.useMutation({ onSuccess: refresh });
   const accept = trpc.teams.accept.useMutation({ onSuccess: refresh });
   const leave = trpc.teams.leave.useMutation({ onSuccess: refresh });
+  // leaving while invited is declining (the same call: the invite's row goes)
+  const [declined, setDeclined] = useState(false);
 
   if (isLoading || !user) return null;
   const isOwner = user._id === team.ownerId._id;
@@ -177,7 +180,7 @@ function MembershipActions({ team }: { team: TeamDto }) {
   if (!isOwner && mine?.status === 'invited') note = 'You are invited to join this team.';
   else if (!isOwner && mine?.status === 'requested') note = 'Your request to join is waiting for the owner.';
   else if (!isOwner && mine?.status === 'active') note = `You are a ${mine.role} of this team.`;
-  else if (!isOwner && !mine && leave.isSuccess) note = 'You left the team.';
+  else if (!isOwner && !mine && leave.isSuccess) note = declined ? 'You declined the invite.' : 'You left the team.';
 
   return (
     // biome-ignore lint/a11y/useSemanticElements: a note and the membership buttons, not form fields under a legend
@@ -215,6 +218,20 @@ function MembershipActions({ team }: { team: TeamDto }) {
             Accept invite
           </button>
         )}
+        {!isOwner && mine?.status === 'invited' && (
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={busy}
+            onClick={() => {
+              reset();
+              setDeclined(true);
+              leave.mutate(id);
+            }}
+          >
+            Decline
+          </button>
+        )}
         {!isOwner && mine?.status === 'active' && (
           <button
             type="button"
@@ -222,6 +239,7 @@ function MembershipActions({ team }: { team: TeamDto }) {
             disabled={busy}
             onClick={() => {
               reset();
+              setDeclined(false);
               leave.mutate(id);
             }}
           >
