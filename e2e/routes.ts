@@ -45,6 +45,7 @@ export function everyRoute(ids: RouteIds): string[] {
     '/campaigns/new',
     `/campaigns/${ids.campaign}`,
     `/campaigns/${ids.campaign}/edit`,
+    `/campaigns/${ids.campaign}/dashboard`,
     `/donations/${ids.donation}`,
     '/projects',
     '/projects/new',

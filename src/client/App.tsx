@@ -98,6 +98,8 @@ const layoutElements: Record<Exclude<AppRouteName, 'adminCron'>, ReactNode> = {
   newCampaign: signedIn(show('newCampaign')),
   campaign: show('campaign'),
   editCampaign: signedIn(show('editCampaign')),
+  // the campaign's owner only (anyone else: Access denied, or Not found for a campaign they cannot see)
+  dashboard: signedIn(show('dashboard')),
   // a guest's receipt link carries ?token=, so the page is open to visitors
   receipt: show('receipt'),
 

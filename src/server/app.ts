@@ -25,6 +25,7 @@ import { disputesRest } from './modules/disputes/rest';
 import { donationsRest, paymentWebhooksRest } from './modules/donations/rest';
 import { favoritesRest } from './modules/favorites/rest';
 import { payoutsRest } from './modules/payouts/rest';
+import { statsRest } from './modules/stats/rest';
 import { adminRest } from './modules/admin/rest';
 import { projectsRest } from './modules/projects/rest';
 import { supportsRest } from './modules/supports/rest';
@@ -201,6 +202,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       projectsRest(api, services);
       supportsRest(api, services);
       payoutsRest(api, services);
+      statsRest(api, services);
       disputesRest(api, services);
       adminRest(api, services);
       cronRest(api);

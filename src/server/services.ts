@@ -5,6 +5,7 @@ import { createCommentsService } from './modules/comments/service';
 import { createDisputesService } from './modules/disputes/service';
 import { createDonationsService } from './modules/donations/service';
 import { createPayoutsService } from './modules/payouts/service';
+import { createStatsService } from './modules/stats/service';
 import { createAdminService } from './modules/admin/service';
 import { createFavoritesService } from './modules/favorites/service';
 import { createCampaignsService } from './modules/campaigns/service';
@@ -21,6 +22,7 @@ import { createUpdatesService } from './modules/updates/service';
 export function createServices(deps: Deps) {
   const campaigns = createCampaignsService(deps);
   const projects = createProjectsService(deps);
+  const payouts = createPayoutsService(deps);
   return {
     auth: createAuthService(deps),
     campaigns,
@@ -29,7 +31,8 @@ export function createServices(deps: Deps) {
     comments: createCommentsService(deps, { campaigns }),
     donations: createDonationsService(deps, { provider: deps.payments, receiptKey: deps.receiptKey, campaigns }),
     supports: createSupportsService(deps),
-    payouts: createPayoutsService(deps),
+    payouts,
+    stats: createStatsService(deps, { payouts }),
     admin: createAdminService(deps),
     disputes: createDisputesService(deps),
     blocks: createBlocksService(deps),

@@ -384,6 +384,11 @@ export const M = {
   updateEdited: 'edited',
   updateBackersBadge: 'Backers only',
   updateRemoveImage: 'Remove image',
+
+  // Dashboard (#33): the creator's dashboard of a campaign (/campaigns/{id}/dashboard)
+  statsDaysInvalid: 'days must be 30, 90 or 365',
+  dashboardOwnerOnly: 'Only the campaign’s owner can see its dashboard.',
+  loadStatsFailed: 'Failed to load the dashboard',
 } as const;
 
 export type MessageKey = keyof typeof M;

@@ -31,6 +31,7 @@ export const appRoutes = {
   newCampaign: { path: '/campaigns/new', page: 'campaigns/NewCampaignPage' },
   campaign: { path: '/campaigns/:id', page: 'campaigns/CampaignDetailPage' },
   editCampaign: { path: '/campaigns/:id/edit', page: 'campaigns/EditCampaignPage' },
+  dashboard: { path: '/campaigns/:id/dashboard', page: 'campaigns/DashboardPage' },
   receipt: { path: '/donations/:id', page: 'donations/ReceiptPage' },
 
   projects: { path: '/projects', page: 'projects/ProjectsPage' },

@@ -6,6 +6,7 @@ import { disputesRouter } from '../modules/disputes/router';
 import { donationsRouter } from '../modules/donations/router';
 import { favoritesRouter } from '../modules/favorites/router';
 import { payoutsRouter } from '../modules/payouts/router';
+import { statsRouter } from '../modules/stats/router';
 import { adminRouter } from '../modules/admin/router';
 import { projectsRouter } from '../modules/projects/router';
 import { supportsRouter } from '../modules/supports/router';
@@ -27,6 +28,7 @@ export const appRouter = router({
   favorites: favoritesRouter,
   blocks: blocksRouter,
   payouts: payoutsRouter,
+  stats: statsRouter,
   admin: adminRouter,
   cron: cronRouter,
   disputes: disputesRouter,

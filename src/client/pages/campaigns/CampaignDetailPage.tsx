@@ -120,6 +120,11 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
             Edit
           </Link>
         )}
+        {isOwner && (
+          <Link className="button button-secondary button-small" to={`/campaigns/${encodeURIComponent(c._id)}/dashboard`}>
+            Dashboard
+          </Link>
+        )}
       </header>
       <div className="detail-grid">
         <div className="detail-main">
