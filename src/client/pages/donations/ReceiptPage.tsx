@@ -139,19 +139,23 @@ function Receipt({ r, input }: { r: ReceiptDto; input: { id: string; token?: str
         {r.failureMessage && <p className="notice notice-error">{r.failureMessage}</p>}
         <Notice kind="success">{refunded ? `Refunded ${refunded}.` : null}</Notice>
         <Notice kind="success">{simulated?.text}</Notice>
-        {((r.canRefund && !refunded) || isSignedIn) && (
+        {r.canRefund && !refunded && (
           <div className="button-row">
-            {r.canRefund && !refunded && (
-              <button type="button" className="button button-danger" onClick={() => setRefunding(true)}>
-                Refund
-              </button>
-            )}
-            {isSignedIn && <RaiseDisputeButton campaignId={r.campaign._id} donationId={r._id} />}
+            <button type="button" className="button button-danger" onClick={() => setRefunding(true)}>
+              Refund
+            </button>
           </div>
         )}
         <p className="receipt-back">
           <Link to={`/campaigns/${encodeURIComponent(r.campaign._id)}`}>Back to the campaign</Link>
         </p>
+        {/* the receipt comes first; a dispute is there when needed, not the page's main action (#33) */}
+        {isSignedIn && (
+          <div className="receipt-dispute">
+            <span className="muted">Something wrong with this donation?</span>{' '}
+            <RaiseDisputeButton className="button-quiet" campaignId={r.campaign._id} donationId={r._id} />
+          </div>
+        )}
       </div>
       {sandbox && sandboxApplies(r) && (
         <SandboxActions
