@@ -221,6 +221,7 @@ export const M = {
   cannotUnrelease: 'A released item cannot go back to draft',
   draftClosed: 'This is a draft: donations and support open when it is released',
   draftBanner: 'Draft: only your circle can see this',
+  draftCommentsClosed: 'This is a draft: comments open when it is released',
   // The preview circle (issue #30)
   previewRoleInvalid: 'role must be viewer or commenter',
   previewInviteWho: 'Enter a username or an email address',
