@@ -390,6 +390,21 @@ export const M = {
   statsDaysInvalid: 'days must be 30, 90 or 365',
   dashboardOwnerOnly: 'Only the campaign’s owner can see its dashboard.',
   loadStatsFailed: 'Failed to load the dashboard',
+
+  // Campaign page (#33): the money box, Share, and the public notes of Recent donors
+  publicNameTooLong: 'A public name can be at most 60 characters',
+  publicMessageTooLong: 'A public message can be at most 280 characters',
+  hiddenInvalid: 'hidden must be true or false',
+  donationHideOwnerOnly: 'Only the campaign’s owner can hide a donation',
+  recentDonorsHeading: 'Recent donors',
+  recentDonorsEmpty: 'No donations yet. Be the first to give.',
+  recentDonorsLoadFailed: 'Could not load the recent donors.',
+  anonymousDonor: 'Anonymous',
+  shareButton: 'Share',
+  shareCopyLink: 'Copy link',
+  shareEmail: 'Email',
+  shareLinkCopied: 'Link copied',
+  shareCopyFailed: 'Could not copy the link. Copy it from the address bar.',
 } as const;
 
 export type MessageKey = keyof typeof M;

@@ -4,6 +4,7 @@ import { M } from '../messages';
 import { ListQuery } from './campaigns';
 import { EmailSchema } from './auth';
 import { text } from './common';
+import { PUBLIC_MESSAGE_MAX, PUBLIC_NAME_MAX } from '../public-note';
 
 /** The smallest and largest gift, in major units. */
 export const DONATION_MIN = 1;
@@ -55,6 +56,17 @@ export const IdempotencyKeySchema = text({ error: M.idempotencyKeyRequired })
   .max(IDEMPOTENCY_KEY.max, M.idempotencyKeyInvalid)
   .regex(IDEMPOTENCY_KEY.pattern, M.idempotencyKeyInvalid);
 
+export { PUBLIC_MESSAGE_MAX, PUBLIC_NAME_MAX };
+
+/** An optional public text: trimmed, at most `max` characters; blank means none (null). */
+const PublicNoteText = (max: number, tooLong: string) =>
+  text({ error: tooLong })
+    .trim()
+    .max(max, tooLong)
+    .nullish()
+    .transform((v) => (v ? v : null))
+    .optional();
+
 export const DonateFields = z.object({
   amount: DonationAmountSchema,
   monthly: z.boolean({ error: M.monthlyInvalid }).optional().default(false),
@@ -62,6 +74,13 @@ export const DonateFields = z.object({
   email: EmailSchema.optional(),
   /** The test card number (sandbox provider only). */
   card: CardSchema.optional(),
+  /**
+   * The name shown with this gift in the campaign's Recent donors (at most 60 characters; blank
+   * or absent: the gift shows as Anonymous). With a public name the amount is shown too.
+   */
+  publicName: PublicNoteText(PUBLIC_NAME_MAX, M.publicNameTooLong),
+  /** A short public message shown with the gift in Recent donors (at most 280 characters; blank or absent: none). */
+  publicMessage: PublicNoteText(PUBLIC_MESSAGE_MAX, M.publicMessageTooLong),
 });
 /** The REST body (the key travels in the Idempotency-Key header). */
 export type DonateFields = z.input<typeof DonateFields>;
@@ -194,3 +213,38 @@ export const PaymentProblemSchema = z.object({
 export type PaymentProblemDto = z.infer<typeof PaymentProblemSchema>;
 export const PaymentProblemsQuery = ListQuery.pick({ limit: true, cursor: true });
 export const PaymentProblemListSchema = z.object({ items: z.array(PaymentProblemSchema), nextCursor: z.string().nullable() });
+
+/** A gift in a campaign's public Recent donors. */
+export const RecentDonorSchema = z.object({
+  _id: z.string(),
+  /** The donor's chosen public name, or "Anonymous". */
+  name: z.string(),
+  /** True when the donor chose no public name (then no amount is shown either). */
+  anonymous: z.boolean(),
+  /** The amount (major units), shown only when the donor gave a public name; null otherwise. */
+  amount: z.number().nullable(),
+  currency: z.enum(CURRENCIES),
+  /** The donor's public message, or null. */
+  message: z.string().nullable(),
+  date: z.date(),
+});
+export type RecentDonorDto = z.infer<typeof RecentDonorSchema>;
+export const RecentDonorListSchema = z.object({ items: z.array(RecentDonorSchema) });
+export type RecentDonorListDto = z.infer<typeof RecentDonorListSchema>;
+
+/** How many recent donors to show: default 10; more than 50 reads as 50. */
+export const RecentDonorsQuery = z.object({
+  limit: z.coerce
+    .number({ error: M.limitInvalid })
+    .int(M.limitInvalid)
+    .min(1, M.limitInvalid)
+    .transform((n) => Math.min(n, 50))
+    .optional()
+    .default(10),
+});
+export type RecentDonorsQuery = z.input<typeof RecentDonorsQuery>;
+
+/** The owner hides a gift from Recent donors (or shows it again). */
+export const DonationHiddenInput = z.object({ hidden: z.boolean({ error: M.hiddenInvalid }) });
+export type DonationHiddenInput = z.input<typeof DonationHiddenInput>;
+export const DonationHiddenSchema = z.object({ _id: z.string(), hidden: z.boolean() });

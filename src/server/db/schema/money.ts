@@ -130,6 +130,12 @@ export const donations = pgTable(
     chargeback: chargebackStatus('chargeback'),
     /** The provider's id of the chargeback. */
     chargebackRef: text('chargeback_ref'),
+    /** The name the donor chose to show in the campaign's Recent donors (null: Anonymous). */
+    publicName: text('public_name'),
+    /** The donor's short public message (null: none). */
+    publicMessage: text('public_message'),
+    /** When the campaign's owner hid the donation from Recent donors (null: shown). */
+    hiddenAt: ts('hidden_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

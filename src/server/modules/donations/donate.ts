@@ -37,7 +37,15 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
   async function donateMonthly(
     actor: Actor,
     campaign: { id: string; currency: DonationRow['currency']; title: string },
-    p: { amount: number; card?: string; idempotencyKey: string; requestHash: string; existing: () => Promise<DonationRow | null> },
+    p: {
+      amount: number;
+      card?: string;
+      idempotencyKey: string;
+      requestHash: string;
+      existing: () => Promise<DonationRow | null>;
+      publicName: string | null;
+      publicMessage: string | null;
+    },
   ): Promise<DonationRow> {
     const user = actor.user!;
     const replay = await p.existing();
@@ -71,6 +79,8 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
             recurring: true,
             subscriptionId: sub.id,
             period: periodOf(now),
+            publicName: p.publicName,
+            publicMessage: p.publicMessage,
           })
           .returning();
         return d;
@@ -147,8 +157,14 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
         // a retry of a request whose process died before the payment went through completes it
         return resume(d, { card, email: guestEmail ?? user!.email });
       };
+      // the public note is not part of the request's hash: it moves no money, and a retry that
+      // changed only the note answers the first donation (with the first note)
+      const publicName = input.publicName ?? null;
+      const publicMessage = input.publicMessage ?? null;
       if (input.monthly)
-        return answer(await donateMonthly(actor, await campaignTakingDonations(), { amount, card, idempotencyKey: key, requestHash, existing }));
+        return answer(
+          await donateMonthly(actor, await campaignTakingDonations(), { amount, card, idempotencyKey: key, requestHash, existing, publicName, publicMessage }),
+        );
 
       // a one-off donation is one statement with the read of its campaign (statements.ts), which
       // leaves a key already taken alone: then the answer is that donation's (or the 409 when the
@@ -175,6 +191,8 @@ export function donationRequests(ctx: DonationsContext, starts: PaymentStarts) {
         provider: provider.name,
         idempotencyKey: key,
         requestHash,
+        publicName,
+        publicMessage,
       });
       if (!inserted) throw notFound(M.campaignNotFound);
       assertReleased(inserted);

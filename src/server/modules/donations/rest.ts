@@ -1,16 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CampaignSchema, IdParams } from '../../../shared/schemas/campaigns';
+import { IdSchema } from '../../../shared/schemas/common';
 import {
   CampaignDonationListSchema,
   CampaignDonationsQuery,
   DonateFields,
+  DonationHiddenInput,
+  DonationHiddenSchema,
   DonationSchema,
   PaymentInfoSchema,
   PaymentProblemListSchema,
   PaymentProblemsQuery,
   ReceiptQuery,
   ReceiptSchema,
+  RecentDonorListSchema,
+  RecentDonorsQuery,
   RefundInput,
   SandboxSimulateInput,
   SubscriptionSchema,
@@ -19,6 +24,9 @@ import {
 } from '../../../shared/schemas/donations';
 import { idempotencyKeyHeader, nextPageHeaders, plainRoute, restRoute, sendCsv } from '../../http/rest';
 import type { Services } from '../../services';
+
+/** A campaign's donation in the path. */
+const DonationParams = IdParams.extend({ donationId: IdSchema });
 
 export function donationsRest(app: FastifyInstance, { donations }: Services): void {
   restRoute(app, {
@@ -72,6 +80,34 @@ export function donationsRest(app: FastifyInstance, { donations }: Services): vo
       const { items, nextCursor } = await donations.ofCampaign(actor, params.id, query);
       return { items, nextCursor };
     },
+  });
+
+  restRoute(app, {
+    method: 'GET',
+    url: '/api/campaigns/:id/donors/recent',
+    summary: 'A campaign’s recent donors: the latest succeeded gifts its owner has not hidden, newest first',
+    description:
+      'Each gift shows the public name its donor chose (or "Anonymous"), the amount only when the donor chose a public name, the public message and when it was made; never the donor’s account or email.',
+    tag: 'donations',
+    auth: 'optional',
+    errors: { 404: 'Campaign not found' },
+    params: IdParams,
+    query: RecentDonorsQuery,
+    response: RecentDonorListSchema,
+    handler: ({ params, query, actor }) => donations.recentDonors(actor, params.id, query),
+  });
+
+  restRoute(app, {
+    method: 'PUT',
+    url: '/api/campaigns/:id/donations/:donationId/hidden',
+    summary: 'Hide a gift from the campaign’s recent donors, or show it again (the campaign’s owner)',
+    tag: 'donations',
+    auth: 'required',
+    errors: { 403: 'Not the campaign’s owner', 404: 'Campaign or donation not found' },
+    params: DonationParams,
+    body: DonationHiddenInput,
+    response: DonationHiddenSchema,
+    handler: ({ params, body, actor }) => donations.setDonationHidden(actor, params.id, params.donationId, body),
   });
 
   restRoute(app, {

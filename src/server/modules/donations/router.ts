@@ -5,12 +5,16 @@ import {
   CampaignDonationListSchema,
   CampaignDonationsQuery,
   DonateInput,
+  DonationHiddenInput,
+  DonationHiddenSchema,
   DonationSchema,
   IdempotencyKeySchema,
   PaymentInfoSchema,
   PaymentProblemListSchema,
   PaymentProblemsQuery,
   ReceiptSchema,
+  RecentDonorListSchema,
+  RecentDonorsQuery,
   RefundInput,
   SandboxSimulateInput,
   SubscriptionListSchema,
@@ -65,6 +69,16 @@ export const donationsRouter = router({
     .input(SandboxSimulateInput.extend({ id: IdSchema }))
     .output(ReceiptSchema)
     .mutation(({ ctx, input }) => ctx.services.donations.simulate(ctx.actor, input.id, input)),
+  /** A campaign's Recent donors: whoever sees the campaign. */
+  recentDonors: publicProcedure
+    .input(RecentDonorsQuery.extend({ campaignId: IdSchema }))
+    .output(RecentDonorListSchema)
+    .query(({ ctx, input }) => ctx.services.donations.recentDonors(ctx.actor, input.campaignId, input)),
+  /** The campaign's owner hides a gift from Recent donors (or shows it again). */
+  setHidden: authedProcedure
+    .input(DonationHiddenInput.extend({ campaignId: IdSchema, donationId: IdSchema }))
+    .output(DonationHiddenSchema)
+    .mutation(({ ctx, input }) => ctx.services.donations.setDonationHidden(ctx.actor, input.campaignId, input.donationId, input)),
   cancelSubscription: authedProcedure
     .input(z.object({ id: IdSchema }))
     .output(SubscriptionSchema)

@@ -5,6 +5,7 @@ import { donationRequests } from './donate';
 import { donationExport } from './export';
 import { donationLists } from './list';
 import { monthlyCharges } from './monthly';
+import { donationPublicNotes } from './public-notes';
 import { donationReceipts } from './receipts';
 import { donationReconciliation } from './reconcile';
 import { donationRefunds } from './refund';
@@ -42,6 +43,7 @@ export function createDonationsService(deps: Deps, opts: DonationsOptions) {
     ...donorSubscriptions(ctx),
     ...donationReconciliation(ctx, settle),
     ...monthlyCharges(ctx),
+    ...donationPublicNotes(ctx),
   };
   // biome-ignore-end lint/nursery/noMisusedPromises: see above
 }

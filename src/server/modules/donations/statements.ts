@@ -152,7 +152,7 @@ select ${cols('d')} from donations d where d.id = $1::uuid and not exists (selec
  * $1 campaign, $2 the audiences the donor sees (lib/access.ts), $3 donor account or null, $4 guest
  * email or null, $5 amount (minor units), $6 provider, $7 idempotency key, $8 request hash,
  * $9 the donation's id, $10 the provider's reference when known beforehand, $11
- * synchronous_commit ('on' or 'off').
+ * synchronous_commit ('on' or 'off'), $12 and $13 the donor's public name and message (or null).
  */
 const INSERT_PENDING = `
 with c as (
@@ -161,8 +161,8 @@ with c as (
     join users o on o.id = c.owner_id
    where c.id = $1::uuid and ${itemVisibleText('c', '$2', '$3')}
 ), d as (
-  insert into donations (id, campaign_id, donor_id, donor_email, amount, currency, provider, provider_ref, idempotency_key, request_hash)
-  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8 from c where c.action_mode <> 'support' and not c.past and c.released_at is not null
+  insert into donations (id, campaign_id, donor_id, donor_email, amount, currency, provider, provider_ref, idempotency_key, request_hash, public_name, public_message)
+  select $9::uuid, c.id, $3::uuid, $4, $5, c.currency, $6, $10, $7, $8, $12::text, $13::text from c where c.action_mode <> 'support' and not c.past and c.released_at is not null
   on conflict (idempotency_key) do nothing
   returning *
 )
@@ -214,6 +214,9 @@ export function donationStatements(db: Db) {
       providerRef: string | null;
       /** Whether the commit may return before it is on disk (PaymentProvider.inProcess). */
       asyncCommit: boolean;
+      /** The donor's public name and message for Recent donors (null: none). */
+      publicName?: string | null;
+      publicMessage?: string | null;
     }): Promise<{ donation: DonationRow | null; actionMode: string; title: string; ownerEmail: string; past: boolean; releasedAt: Date | null } | null> {
       const params = [
         p.campaignId,
@@ -227,6 +230,8 @@ export function donationStatements(db: Db) {
         p.id,
         p.providerRef,
         p.asyncCommit ? 'off' : 'on',
+        p.publicName ?? null,
+        p.publicMessage ?? null,
       ];
       const [row] = await run({ sql: INSERT_PENDING, params }, true);
       if (!row) return null;
