@@ -199,8 +199,12 @@ describe('creating a campaign with images', () => {
     expect(await owner_.getAttribute('href')).toBe(`/profiles/${owner.userId}`);
     const facts = await details.locator('dl').innerText();
     expect(facts).toContain('€250.00'); // goal: 2 decimals and the currency's symbol
-    expect(facts).toContain('€0.00'); // raised
-    expect(facts).toContain('Executes 1 May 2030 - 0 supporters');
+    // the money box first (#33): raised of the goal, and the day it takes place
+    const money = page.getByRole('region', { name: 'Funding' });
+    expect(await money.locator('.money-amount').innerText()).toBe('€0.00'); // raised
+    await money.getByText('raised of €250.00').waitFor();
+    await money.getByText('0 supporters').waitFor();
+    expect(await money.locator('.money-when').innerText()).toMatch(/^Takes place on .+ · 0 people in$/);
     // the description is text with its line breaks, never HTML
     const description = page.locator('.description p');
     expect(await description.innerText()).toBe('A night of floating zephyrglow lanterns.\nBring a friend.\n<b>not bold</b>');
@@ -262,13 +266,24 @@ describe('creating a campaign with images', () => {
     await rows(page).getByRole('link', { name: 'Open campaign Paper lanterns for the river' }).click();
     await page.waitForURL(detailUrl);
 
-    // on its page the Favorite button toggles (favorited from the list above)
-    const toggle = page.locator('.item-head').getByRole('button', { name: /Favorite/ });
-    await expect.poll(() => toggle.innerText()).toBe('★ Favorited');
-    await toggle.click();
+    // its owner is not offered Favorite on its page (#33); on another person's page it toggles
+    await page.getByRole('button', { name: 'Share' }).waitFor();
+    expect(
+      await page
+        .locator('.item-head')
+        .getByRole('button', { name: /Favorite/ })
+        .count(),
+    ).toBe(0);
+    const fan = await signUp(h.app, { username: 'lantern_fan' });
+    const { page: other } = await h.newPage();
+    await logIn(other, fan.email);
+    await other.goto(detailUrl);
+    const toggle = other.locator('.item-head').getByRole('button', { name: /Favorite/ });
     await expect.poll(() => toggle.innerText()).toBe('☆ Favorite');
     await toggle.click();
     await expect.poll(() => toggle.innerText()).toBe('★ Favorited');
+    await toggle.click();
+    await expect.poll(() => toggle.innerText()).toBe('☆ Favorite');
   });
 
   it('suggests tags in use while typing, and shows Not found for an unknown campaign', async () => {

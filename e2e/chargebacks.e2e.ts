@@ -175,7 +175,8 @@ describe('refunds and chargebacks from the processor', () => {
 
     // the owner: the amount held, out of what is available (100 raised, 15 refunded, 25 held)
     const ownerPage = await signedInPage(owner.email);
-    await ownerPage.goto(`/campaigns/${campaignId}`);
+    // the owner's panels are on the campaign's dashboard (#33)
+    await ownerPage.goto(`/campaigns/${campaignId}/dashboard`);
     const panel = funds(ownerPage);
     await expect.poll(() => fact(panel, 'Raised')).toBe('$100.00');
     expect(await fact(panel, 'Refunded')).toBe('$15.00');
@@ -213,7 +214,8 @@ describe('refunds and chargebacks from the processor', () => {
     await shootBoth(adminPage, 'receipt-chargeback-lost');
 
     // the owner: nothing held any more; the 25.00 and the processor's 15.00 fee charged back
-    await ownerPage.goto(`/campaigns/${campaignId}`);
+    // the owner's panels are on the campaign's dashboard (#33)
+    await ownerPage.goto(`/campaigns/${campaignId}/dashboard`);
     await expect.poll(() => fact(panel, 'Charged back')).toBe('$40.00');
     expect(await factCount(panel, 'Held: chargebacks')).toBe(0);
     expect(await fact(panel, 'Refunded')).toBe('$15.00');

@@ -89,7 +89,8 @@ describe('payouts and disputes', () => {
   it('the owner sees the figures, the fee and the net before requesting a payout, and the pending payout after', async () => {
     const { page } = await h.newPage();
     await logIn(page, owner.email);
-    await page.goto(`/campaigns/${campaignId}`);
+    // the owner's Funds panel is on the campaign's dashboard (#33)
+    await page.goto(`/campaigns/${campaignId}/dashboard`);
     const panel = funds(page);
     await panel.getByRole('heading', { name: 'Funds' }).waitFor();
     await expect.poll(() => figure(page, 'Raised')).toBe('$40.00');
@@ -255,7 +256,8 @@ describe('payouts and disputes', () => {
   it('the owner finds the payouts on hold with the reason, and no request form, while the dispute is open', async () => {
     const { page } = await h.newPage();
     await logIn(page, owner.email);
-    await page.goto(`/campaigns/${campaignId}`);
+    // the owner's Funds panel is on the campaign's dashboard (#33)
+    await page.goto(`/campaigns/${campaignId}/dashboard`);
     const panel = funds(page);
     const holds = panel.getByRole('region', { name: 'Payouts on hold' });
     await holds.waitFor();

@@ -48,7 +48,11 @@ async function createCampaign(who: typeof owner, payload: Record<string, unknown
 }
 
 const supportPanel = (page: Page) => page.getByRole('region', { name: 'Support', exact: true });
-const details = (page: Page) => page.getByRole('complementary', { name: 'Campaign details' });
+/** The money box at the top of the campaign page (#33); a support-only campaign's reads "Taking part". */
+const details = (page: Page) => page.getByRole('region', { name: 'Taking part' });
+/** The money box's large figure (the supporters of a support-only campaign) and its day line. */
+const boxFigure = (page: Page) => details(page).locator('.money-amount').innerText();
+const boxWhen = (page: Page) => details(page).locator('.money-when').innerText();
 /** The value of one fact of a list of facts ('Supporters', 'Takes place'). */
 const factIn = (scope: Locator, name: string) =>
   scope
@@ -166,9 +170,9 @@ describe('support and coordination', () => {
     await page.getByRole('link', { name: 'View the campaign' }).click();
     await page.waitForURL(`${h.baseUrl}${campaignUrl}`);
     await expect.poll(() => factIn(supportPanel(page), 'Supporters')).toBe('1');
-    expect(await factIn(details(page), 'Supporters')).toBe('1');
+    expect(await boxFigure(page)).toBe('1');
     expect(await progress(page).getAttribute('aria-valuetext')).toBe('1 of 10 supporters (10%)');
-    expect(await factIn(details(page), 'Coordination')).toMatch(/^Executes .+ - 1 supporter$/);
+    expect(await boxWhen(page)).toMatch(/^Takes place on .+ · 1 person in$/);
 
     // the link works once; no token at all reads the same
     await page.goto(link);
@@ -201,7 +205,7 @@ describe('support and coordination', () => {
     await withdraw.waitFor();
     await panel.getByText('You support this campaign.').waitFor();
     await expect.poll(() => factIn(panel, 'Supporters')).toBe('2');
-    await expect.poll(() => factIn(details(page), 'Coordination')).toMatch(/ - 2 supporters$/);
+    await expect.poll(() => boxWhen(page)).toMatch(/ · 2 people in$/);
     expect(await progress(page).getAttribute('aria-valuenow')).toBe('20');
     // the focus stayed on the button, which now withdraws
     expect(await focused(page)).toBe('You’re in (withdraw)');
@@ -236,7 +240,8 @@ describe('support and coordination', () => {
   it('the owner sees the supporters (masked guests), loads more by cursor and downloads the CSV', async () => {
     const { page } = await h.newPage();
     await logIn(page, owner.email);
-    await page.goto(campaignUrl);
+    // the owner's list is on the campaign's dashboard (#33)
+    await page.goto(`${campaignUrl}/dashboard`);
     const section = page.getByRole('region', { name: 'Supporters', exact: true });
     const rows = section.locator('tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
@@ -247,10 +252,9 @@ describe('support and coordination', () => {
     expect(member.slice(0, 2)).toEqual(['river_maya', 'not shown']);
     expect(guest.slice(0, 2)).toEqual(['Guest', 'r***@example.com']);
     expect(member[2]).not.toBe('');
-    // a campaign that takes no donations has no Donations section; the owner may support it too
-    await supportPanel(page).getByRole('button', { name: 'I’m in' }).waitFor();
+    // a campaign that takes no donations has no Donations section
     expect(await page.getByRole('region', { name: 'Donations', exact: true }).count()).toBe(0);
-    await shootBoth(page, 'campaign-owner');
+    await shootBoth(page, 'campaign-owner-dashboard');
     await page.setViewportSize({ width: 1280, height: 900 });
 
     const [download] = await Promise.all([page.waitForEvent('download'), section.getByRole('link', { name: 'Download CSV' }).click()]);
@@ -277,6 +281,7 @@ describe('support and coordination', () => {
     await expect.poll(() => rows.count()).toBe(23);
     expect(await more.count()).toBe(0);
     expect((await cellsOf(rows.nth(22))).slice(0, 2)).toEqual(['Guest', 'o***@example.com']);
+    await page.goto(campaignUrl);
     expect(await factIn(supportPanel(page), 'Supporters')).toBe('23');
 
     // someone else sees no list

@@ -1,8 +1,7 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { campaignInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
-import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { categoryLabel, goalText, visibilityLabel } from '../../components/itemText';
 import { DraftBanner } from '../../components/DraftBanner';
@@ -10,11 +9,11 @@ import { CircleBanner } from '../../components/preview/CircleBanner';
 import { CirclePanel, FeedbackThread, GuestContinue, useCircleView } from '../../components/preview/DraftCircle';
 import { ImageGallery } from '../../components/ImageGallery';
 import { FavoriteButton } from '../../components/FavoriteButton';
-import { GoalProgress } from '../../components/GoalProgress';
 import { ImageOverlay } from '../../components/ImageOverlay';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { OwnerLink } from '../../components/OwnerLink';
+import { ShareButton } from '../../components/ShareButton';
 import { TagPills } from '../../components/TagPills';
 import { useSession } from '../../auth/useSession';
 import { usePageTitle } from '../../hooks/usePageTitle';
@@ -22,12 +21,14 @@ import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
 import { CommentsSection } from './comments/CommentsSection';
 import { DonatePanel } from './DonatePanel';
+import { mainActionOf, MoneyBox, StickyAction } from './MoneyBox';
 import { RaiseDisputeButton } from '../disputes/RaiseDisputeButton';
 import { PageNotice, usePageNotice } from './pageNotice';
+import { RecentDonors } from './RecentDonors';
 import { SupportPanel } from './SupportPanel';
 import { UpdatesSection } from './UpdatesSection';
 
-// the owner's panels (funds, supporters, donations) load only for the owner and admins
+// the owner's panels (funds, supporters, donations) load only for admins: the owner has them on the dashboard
 const FundsPanel = lazy(() => import('./FundsPanel').then((m) => ({ default: m.FundsPanel })));
 const CampaignSupporters = lazy(() => import('./CampaignSupporters').then((m) => ({ default: m.CampaignSupporters })));
 const CampaignDonations = lazy(() => import('./CampaignDonations').then((m) => ({ default: m.CampaignDonations })));
@@ -95,6 +96,9 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
   const ownerView = isOwner || session.isAdmin;
   // money, support and comments open at release (a draft is seen by its owner and its circle)
   const released = c.visibility === 'released';
+  // the money box's main action (Donate or I'm in), and the phone's bar that keeps it on screen
+  const action = mainActionOf(c, { isOwner, released });
+  const boxActionRef = useRef<HTMLDivElement>(null);
   const circle = useCircleView('campaign', c._id, !released, isOwner);
   if (circle.state === 'loading') return <CampaignSkeleton />;
   if (circle.state === 'continue')
@@ -104,9 +108,15 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
       </Suspense>
     );
   return (
-    <article className="page item-detail">
+    <article className={action ? 'page item-detail campaign-page has-sticky-action' : 'page item-detail campaign-page'}>
       <BackLink />
       <PageNotice text={notice} />
+      {notice === M.campaignCreated && released && (
+        <div className="share-notice notice notice-info">
+          <p>Share it: the first people to hear about a campaign are the ones who start it off.</p>
+          <ShareButton title={c.title} className="button button-small" label="Share it" />
+        </div>
+      )}
       {isOwner && !released && <DraftBanner kind="campaign" item={c} />}
       {circle.state === 'member' && <CircleBanner releaseAt={c.releaseAt} me={circle.me} />}
       <header className="item-head">
@@ -114,7 +124,8 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
         <span className="type-badge">{categoryLabel(c.type)}</span>
         {c.visibility !== 'released' && <span className="status-badge">{visibilityLabel(c.visibility)}</span>}
         {c.isPast && <span className="status-badge">Past</span>}
-        {(released || isOwner) && <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />}
+        {released && !isOwner && <FavoriteButton targetType="campaign" targetId={c._id} mode="toggle" />}
+        {released && <ShareButton title={c.title} />}
         {isOwner && (
           <Link className="button button-secondary button-small" to={`/campaigns/${encodeURIComponent(c._id)}/edit`}>
             Edit
@@ -126,8 +137,8 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
           </Link>
         )}
       </header>
-      <div className="detail-grid">
-        <div className="detail-main">
+      <div className="detail-grid campaign-grid">
+        <div className="detail-cover">
           {c.imageUrl ? (
             <button type="button" className="image-button cover" onClick={() => setCoverOpen(true)} aria-label="Enlarge cover image">
               <img src={c.imageUrl} alt={coverAlt} />
@@ -138,6 +149,11 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
             </div>
           )}
           {coverOpen && c.imageUrl && <ImageOverlay src={c.imageUrl} alt={coverAlt} onClose={() => setCoverOpen(false)} />}
+        </div>
+        <div className="detail-money">
+          <MoneyBox campaign={c} action={action} actionRef={boxActionRef} />
+        </div>
+        <div className="detail-main">
           <section className="description" aria-labelledby="about-heading">
             <h2 id="about-heading">About</h2>
             {c.description.trim() ? <p className="prewrap">{c.description}</p> : <p className="muted">No description yet.</p>}
@@ -161,32 +177,14 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
                   <dd>{goalText(c)}</dd>
                 </div>
               )}
-              <div>
-                <dt>Raised</dt>
-                <dd>{formatMoney(c.totalRaised, c.currency)}</dd>
-              </div>
-              {(takesDonations || c.donors > 0) && (
-                <div>
-                  <dt>Donors</dt>
-                  <dd>{c.donors}</dd>
-                </div>
-              )}
-              <div>
-                <dt>Coordination</dt>
-                <dd>{c.coordination}</dd>
-              </div>
-              <div>
-                <dt>Supporters</dt>
-                <dd>{c.supporters}</dd>
-              </div>
             </dl>
-            <GoalProgress item={c} />
-            {c.donated > 0 && <p className="donated-note">You donated {formatMoney(c.donated, c.currency)}</p>}
             <TagPills tags={c.tags} basePath="/campaigns" />
-            {session.user && released && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
+            {/* owners see their dashboard and Edit instead (#33) */}
+            {session.user && released && !isOwner && <RaiseDisputeButton campaignId={c._id} className="button button-secondary button-small" />}
           </aside>
           {released && takesSupport && <SupportPanel campaign={c} />}
-          {released && takesDonations && <DonatePanel campaign={c} />}
+          {released && takesDonations && !isOwner && <DonatePanel campaign={c} />}
+          {released && (takesDonations || c.donors > 0) && <RecentDonors campaignId={c._id} isOwner={isOwner} />}
         </div>
       </div>
       {isOwner && (
@@ -207,7 +205,8 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
           />
         </Suspense>
       )}
-      {ownerView && (
+      {/* the owner reads these on the dashboard (linked above); an admin who is not the owner here */}
+      {ownerView && !isOwner && (
         <Suspense fallback={<Loading />}>
           <FundsPanel campaign={c} />
           {(takesSupport || c.supporters > 0) && <CampaignSupporters campaignId={c._id} />}
@@ -215,6 +214,7 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
         </Suspense>
       )}
       {released && <CommentsSection campaignId={c._id} />}
+      {action && <StickyAction campaign={c} action={action} boxActionRef={boxActionRef} />}
     </article>
   );
 }

@@ -3,15 +3,18 @@ import { Link } from 'react-router-dom';
 import { M } from '../../../shared/messages';
 import { CURRENCY_SYMBOL, formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
+import { PUBLIC_MESSAGE_MAX, PUBLIC_NAME_MAX } from '../../../shared/public-note';
 import type { DonationDto, PaymentInfoDto } from '../../../shared/schemas/donations';
 import { useSession } from '../../auth/useSession';
 import { Field, FieldError, FieldLabel } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { ShareButton } from '../../components/ShareButton';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { lazySchema, validateLazy, type FieldErrors } from '../../lib/forms';
 import { newIdempotencyKey } from '../../lib/idempotency';
 import { trpc } from '../../trpc';
+import { DONATE_PANEL_ID } from './MoneyBox';
 
 const CHOOSE_AMOUNT = 'Choose an amount or enter one';
 const PROCESSING = 'Processing…';
@@ -19,7 +22,7 @@ const PROCESSING = 'Processing…';
 const CONNECTION_LOST = 'The connection was lost before an answer came. Press Donate again to retry: you will not be charged twice.';
 
 /** Which field a server message is about (the rest are shown as an alert above the button). */
-const FIELD_OF: Record<string, 'amount' | 'email' | 'card'> = {
+const FIELD_OF: Record<string, 'amount' | 'email' | 'card' | 'publicName' | 'publicMessage'> = {
   [M.donationAmountInvalid]: 'amount',
   [M.donationTooSmall]: 'amount',
   [M.donationTooLarge]: 'amount',
@@ -29,6 +32,8 @@ const FIELD_OF: Record<string, 'amount' | 'email' | 'card'> = {
   [M.cardInvalid]: 'card',
   [M.cardRequired]: 'card',
   [M.cardNotTestCard]: 'card',
+  [M.publicNameTooLong]: 'publicName',
+  [M.publicMessageTooLong]: 'publicMessage',
 };
 
 const donateSchema = lazySchema(() => import('../../../shared/schemas/donations').then((m) => m.DonateFields));
@@ -40,8 +45,10 @@ const groupsOf4 = (card: string) => card.replace(/(\d{4})(?=\d)/g, '$1 ');
 export function DonatePanel({ campaign }: { campaign: CampaignDto }) {
   const info = trpc.donations.info.useQuery(undefined, { staleTime: 10 * 60_000 });
   return (
-    <section className="card donate-panel" aria-labelledby="donate-heading">
-      <h2 id="donate-heading">Donate</h2>
+    <section id={DONATE_PANEL_ID} className="card donate-panel" aria-labelledby="donate-heading">
+      <h2 id="donate-heading" tabIndex={-1}>
+        Donate
+      </h2>
       {info.isPending ? (
         <Loading />
       ) : info.isError ? (
@@ -83,6 +90,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
   const [monthly, setMonthly] = useState(false);
   const [email, setEmail] = useState('');
   const [card, setCard] = useState('');
+  const [publicName, setPublicName] = useState('');
+  const [publicMessage, setPublicMessage] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState<Done | null>(null);
   const [redirecting, setRedirecting] = useState(false);
@@ -111,7 +120,17 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
   // disabled while the request ran, so the focus may have fallen to the page)
   useEffect(() => {
     if (!focusFor || busy) return;
-    const name = focusFor.amount ? 'amount' : focusFor.email ? 'email' : focusFor.card ? 'card' : null;
+    const name = focusFor.amount
+      ? 'amount'
+      : focusFor.email
+        ? 'email'
+        : focusFor.card
+          ? 'card'
+          : focusFor.publicName
+            ? 'publicName'
+            : focusFor.publicMessage
+              ? 'publicMessage'
+              : null;
     const target = name ? formRef.current?.querySelector<HTMLInputElement>(`[name="${name}"]`) : null;
     if (target) target.focus();
     else if (!document.activeElement || document.activeElement === document.body) submitRef.current?.focus();
@@ -131,6 +150,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
       monthly: isSignedIn && monthly,
       email: isSignedIn ? undefined : email || undefined,
       card: info.cardInApp ? card || undefined : undefined,
+      publicName: publicName.trim() || undefined,
+      publicMessage: publicMessage.trim() || undefined,
     });
     checking.current = false;
     if (!v) {
@@ -150,6 +171,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
       monthly: v.data.monthly,
       ...(v.data.email ? { email: v.data.email } : {}),
       ...(v.data.card ? { card: v.data.card } : {}),
+      ...(v.data.publicName ? { publicName: v.data.publicName } : {}),
+      ...(v.data.publicMessage ? { publicMessage: v.data.publicMessage } : {}),
     };
     const sent = JSON.stringify(fields);
     // a new submission gets a new key; the same one retried after a lost answer keeps its key
@@ -171,6 +194,7 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
           void utils.donations.ofCampaign.invalidate({ campaignId: campaign._id });
           void utils.donations.supported.invalidate();
           void utils.donations.subscriptions.invalidate();
+          void utils.donations.recentDonors.invalidate({ campaignId: campaign._id });
           setDone({ donation, monthly: fields.monthly });
         },
         onError(err) {
@@ -199,6 +223,8 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
     setPreset(null);
     setCustom('');
     setMonthly(false);
+    setPublicName('');
+    setPublicMessage('');
   }
 
   if (done) {
@@ -225,9 +251,13 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
             </>
           )}
         </p>
-        <button type="button" className="button button-secondary" onClick={giveAgain}>
-          Give again
-        </button>
+        <p className="share-prompt">Tell your friends: every gift helps.</p>
+        <div className="thanks-actions">
+          <ShareButton title={campaign.title} className="button button-small" label="Share this campaign" />
+          <button type="button" className="button button-secondary" onClick={giveAgain}>
+            Give again
+          </button>
+        </div>
       </div>
     );
   }
@@ -355,6 +385,40 @@ function DonateForm({ campaign, info }: { campaign: CampaignDto; info: PaymentIn
           <FieldError id={`${ids}-card-error`} error={errors.card} />
         </div>
       )}
+
+      <fieldset className="public-note" aria-describedby={`${ids}-public-hint`}>
+        <legend>Show your gift (optional)</legend>
+        <p className="field-hint" id={`${ids}-public-hint`}>
+          Without a name your gift shows as Anonymous in Recent donors. With a name, its amount shows too.
+        </p>
+        <Field
+          label="Public name"
+          name="publicName"
+          autoComplete="nickname"
+          maxLength={PUBLIC_NAME_MAX}
+          value={publicName}
+          onChange={(e) => setPublicName(e.target.value)}
+          hint={`up to ${PUBLIC_NAME_MAX} characters`}
+          error={errors.publicName}
+        />
+        <div className="field">
+          <FieldLabel htmlFor={`${ids}-message`} label="Public message" />
+          <textarea
+            id={`${ids}-message`}
+            name="publicMessage"
+            rows={3}
+            maxLength={PUBLIC_MESSAGE_MAX}
+            value={publicMessage}
+            aria-invalid={errors.publicMessage ? true : undefined}
+            aria-describedby={[`${ids}-message-count`, errors.publicMessage ? `${ids}-message-error` : ''].filter(Boolean).join(' ')}
+            onChange={(e) => setPublicMessage(e.target.value)}
+          />
+          <p id={`${ids}-message-count`} className="field-hint">
+            {publicMessage.length} of {PUBLIC_MESSAGE_MAX} characters
+          </p>
+          <FieldError id={`${ids}-message-error`} error={errors.publicMessage} />
+        </div>
+      </fieldset>
 
       <Notice kind="error">{errors.form}</Notice>
       <button ref={submitRef} type="submit" className="button button-block button-large" disabled={busy}>

@@ -6,10 +6,12 @@ import { useSession } from '../../auth/useSession';
 import { Field } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { ShareButton } from '../../components/ShareButton';
 import { countdown, formatExecutionDate } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { lazySchema, validateLazy, type FieldErrors } from '../../lib/forms';
 import { trpc } from '../../trpc';
+import { SUPPORT_PANEL_ID } from './MoneyBox';
 
 const IM_IN = 'I’m in';
 const YOURE_IN = 'You’re in (withdraw)';
@@ -69,7 +71,7 @@ export function SupportPanel({ campaign: c }: { campaign: CampaignDto }) {
   const left = date && !past ? countdown(date, now) : null;
 
   return (
-    <section className="card support-panel" aria-labelledby="support-heading">
+    <section id={SUPPORT_PANEL_ID} className="card support-panel" aria-labelledby="support-heading">
       <h2 id="support-heading">Support</h2>
       <dl className="facts support-facts">
         <div>
@@ -174,6 +176,11 @@ function MemberSupport({ campaign: c }: { campaign: CampaignDto }) {
       >
         {c.supported ? YOURE_IN : IM_IN}
       </button>
+      {c.supported && (
+        <div className="share-prompt">
+          <ShareButton title={c.title} className="button button-secondary button-small" label="Share this campaign" />
+        </div>
+      )}
       <p className="visually-hidden" role="status" aria-live="polite">
         {busy ? SAVING : said}
       </p>
@@ -250,6 +257,9 @@ function GuestSupport({ campaign: c }: { campaign: CampaignDto }) {
         <p className="support-sent-note">
           The link went to <strong className="support-email">{sent.to}</strong>. It works once, for 7 days.
         </p>
+        <div className="share-prompt">
+          <ShareButton title={c.title} className="button button-small" label="Share this campaign" />
+        </div>
         <button
           type="button"
           className="button button-secondary"

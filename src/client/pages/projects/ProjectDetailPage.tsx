@@ -14,6 +14,7 @@ import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
 import { OwnerLink, personName } from '../../components/OwnerLink';
 import { ProjectTeams } from '../../components/ProjectTeams';
+import { ShareButton } from '../../components/ShareButton';
 import { SuggestedPeopleList } from '../../components/SuggestedPeopleList';
 import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
@@ -80,6 +81,7 @@ function ProjectView({ p }: { p: ProjectDto }) {
         <h1>{p.title}</h1>
         <span className="type-badge">{categoryLabel(p.type)}</span>
         {p.visibility !== 'released' && <span className="status-badge">{visibilityLabel(p.visibility)}</span>}
+        {p.visibility === 'released' && <ShareButton title={p.title} />}
       </header>
       <div className="detail-grid">
         <div className="detail-main">
