@@ -51,9 +51,12 @@ async function png(name: string, width: number, height: number, rgb: [number, nu
 const isLoaded = (img: Locator) => img.evaluate((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0);
 
 const rows = (page: Page) => page.locator('table tbody tr');
+/** The image-first cards of the list (its default view). */
+const cards = (page: Page) => page.getByRole('list', { name: 'Campaigns' }).locator(':scope > li');
+const cardTitles = async (page: Page) => (await cards(page).locator('.item-card-title').allInnerTexts()).map((t) => t.trim());
 
 describe('the campaigns list', () => {
-  it('loads 20 rows, then 40 when scrolled to the bottom, then all 45 and End of results', async () => {
+  it('loads 20 cards, then 40 when scrolled to the bottom, then all 45 and End of results', async () => {
     const maker = await signUp(h.app, { username: 'bulk_maker' });
     const validated = await validateSessionToken(h.database.db, maker.token);
     if (!validated) throw new Error('no session for the bulk maker');
@@ -77,32 +80,42 @@ describe('the campaigns list', () => {
     const { page } = await h.newPage();
     const lists = countRequests(page, 'campaigns.list');
     await page.goto('/campaigns');
-    await expect.poll(() => rows(page).count()).toBe(20);
+    await expect.poll(() => cards(page).count()).toBe(20);
     // the newest first
-    expect((await rows(page).first().locator('th').innerText()).trim()).toBe('Scroll test campaign 45');
+    expect((await cardTitles(page))[0]).toBe('Scroll test campaign 45');
     // the first page came inside the page the server sent; it stays at 20 until the reader nears
     // the end: once the page has rendered again, no second page was asked for
     await settle(page);
     expect(lists.count).toBe(0);
-    expect(await rows(page).count()).toBe(20);
+    expect(await cards(page).count()).toBe(20);
+    // the first row's covers load at once, the others lazily (none here have a cover: the placeholder letter)
+    expect(await cards(page).first().locator('.item-card-placeholder').innerText()).toBe('S');
     expect(await page.getByText('End of results').count()).toBe(0);
 
     await page.mouse.move(640, 450);
     await page.mouse.wheel(0, 100_000);
-    await expect.poll(() => rows(page).count()).toBe(40);
+    await expect.poll(() => cards(page).count()).toBe(40);
     await settle(page);
     expect(lists.count).toBe(1);
-    expect(await rows(page).count()).toBe(40);
+    expect(await cards(page).count()).toBe(40);
     expect(await page.getByText('End of results').count()).toBe(0);
 
     await page.mouse.wheel(0, 100_000);
-    await expect.poll(() => rows(page).count()).toBe(45);
+    await expect.poll(() => cards(page).count()).toBe(45);
     await page.getByText('End of results').waitFor();
-    expect((await rows(page).last().locator('th').innerText()).trim()).toBe('Scroll test campaign 01');
-    const titles = (await rows(page).locator('th').allInnerTexts()).map((t) => t.trim());
+    const titles = await cardTitles(page);
+    expect(titles.at(-1)).toBe('Scroll test campaign 01');
     expect(new Set(titles).size).toBe(45);
     lists.stop();
     expect(lists.count).toBe(2);
+
+    // the table view pages the same way
+    const table = (await h.newPage()).page;
+    await table.goto('/campaigns?view=table');
+    await expect.poll(() => rows(table).count()).toBe(20);
+    await table.mouse.move(640, 450);
+    await table.mouse.wheel(0, 100_000);
+    await expect.poll(() => rows(table).count()).toBe(40);
   });
 
   it('keeps loading while the first page does not fill a tall screen', async () => {
@@ -110,7 +123,7 @@ describe('the campaigns list', () => {
     await page.setViewportSize({ width: 1280, height: 4000 });
     await page.goto('/campaigns');
     // nothing to scroll: the sentinel stays in view and every page loads by itself
-    await expect.poll(() => rows(page).count()).toBe(45);
+    await expect.poll(() => cards(page).count()).toBe(45);
     await page.getByText('End of results').waitFor();
   });
 });
@@ -227,6 +240,23 @@ describe('creating a campaign with images', () => {
     await page.getByLabel('Search').fill('zephyrglow');
     await page.getByLabel('Search').press('Enter');
     await page.waitForURL(`${h.baseUrl}/campaigns?q=zephyrglow`);
+    await expect.poll(() => cards(page).count()).toBe(1);
+    // its card: the cover, the title as the link, the creator, the description's first line, the
+    // progress toward the goal, the time left, and both figures of a campaign taking money and support
+    const card = cards(page).first();
+    expect(await card.getByRole('link').allInnerTexts()).toEqual(['Paper lanterns for the river', 'lantern_maker']);
+    const cardCover = card.locator('img');
+    expect(await cardCover.getAttribute('alt')).toBe('Paper lanterns for the river cover');
+    await expect.poll(() => isLoaded(cardCover)).toBe(true);
+    expect(await card.locator('.item-card-summary').innerText()).toBe('A night of floating zephyrglow lanterns.');
+    const cardText = await card.innerText();
+    for (const fact of ['Art', '0% funded', '€0.00 of €250.00', '€0.00 raised', '0 donors', '0 supporters']) expect(cardText).toContain(fact);
+    expect(cardText).toMatch(/\d days left/);
+    expect(await card.getByRole('progressbar', { name: 'Progress of Paper lanterns for the river' }).getAttribute('aria-valuenow')).toBe('0');
+
+    // the spec's table is one click away
+    await page.getByRole('group', { name: 'View' }).getByRole('link', { name: 'Table' }).click();
+    await page.waitForURL(`${h.baseUrl}/campaigns?q=zephyrglow&view=table`);
     await expect.poll(() => rows(page).count()).toBe(1);
     const row = rows(page).first();
     await row.getByRole('link', { name: 'Paper lanterns for the river', exact: true }).waitFor();
@@ -259,10 +289,11 @@ describe('creating a campaign with images', () => {
     await page.getByRole('list', { name: 'Tags' }).getByRole('link', { name: 'riverlight' }).click();
     await page.waitForURL(`${h.baseUrl}/campaigns?q=riverlight`);
     expect(await page.getByLabel('Search').inputValue()).toBe('riverlight');
-    await rows(page).getByRole('link', { name: 'Paper lanterns for the river', exact: true }).waitFor();
-    expect(await rows(page).count()).toBe(1);
+    await cards(page).getByRole('link', { name: 'Paper lanterns for the river', exact: true }).waitFor();
+    expect(await cards(page).count()).toBe(1);
 
-    // the Open link leads back to it
+    // the table's Open link leads back to it
+    await page.getByRole('group', { name: 'View' }).getByRole('link', { name: 'Table' }).click();
     await rows(page).getByRole('link', { name: 'Open campaign Paper lanterns for the river' }).click();
     await page.waitForURL(detailUrl);
 

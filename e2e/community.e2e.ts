@@ -213,7 +213,8 @@ describe('favorites', () => {
         });
     });
     const rows = (p: Page) => p.locator('table tbody tr');
-    await page.goto('/campaigns?q=quillon');
+    // the table view (the cards' Favorite buttons share the same groups: ItemCardGrid)
+    await page.goto('/campaigns?q=quillon&view=table');
     await expect.poll(() => rows(page).count()).toBe(20);
     const button = (i: number) =>
       rows(page)
@@ -251,7 +252,7 @@ describe('favorites', () => {
     await expect.poll(() => favoritesOf(fan, 'campaign')).not.toContain(made[24].id);
     // and back on the list, the row shows it
     await page.goBack();
-    await page.waitForURL(`${h.baseUrl}/campaigns?q=quillon`);
+    await page.waitForURL(`${h.baseUrl}/campaigns?q=quillon&view=table`);
     await expect.poll(() => button(24).innerText()).toBe('☆ Favorite');
   });
 });

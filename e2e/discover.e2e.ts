@@ -111,10 +111,10 @@ const category = (page: Page) => filters(page).getByLabel('Category');
 const status = (page: Page) => filters(page).getByLabel('Status');
 const sortBy = (page: Page) => filters(page).getByLabel('Sort by');
 
-/** The titles of the rows shown, in order, once the list has settled (no placeholder of a previous view). */
+/** The titles of the cards (or the table's rows) shown, in order, once the list has settled (no placeholder of a previous view). */
 async function titles(page: Page): Promise<string[]> {
   await expect.poll(() => page.locator('[aria-busy="true"], .list-skeleton').count()).toBe(0);
-  return page.locator('table tbody tr th[scope="row"]').allInnerTexts();
+  return page.locator('.item-cards-grid .item-card-title, table tbody tr th[scope="row"]').allInnerTexts();
 }
 
 /** Polls until the rows are `expected`. */
@@ -174,7 +174,7 @@ describe('discover campaigns by category, status and sort', () => {
     expect([...search(page).keys()]).toEqual(['type']);
     await expectTitles(page, NEWEST_MUSIC);
     await expect.poll(() => announcer.innerText()).toBe('Music: 4 of 4 campaigns shown.');
-    expect(await page.locator('table tbody tr td .type-badge').allInnerTexts()).toEqual(['Music', 'Music', 'Music', 'Music']);
+    expect(await page.locator('.item-cards-grid .item-card .type-badge').allInnerTexts()).toEqual(['Music', 'Music', 'Music', 'Music']);
 
     await sortBy(page).selectOption('funded');
     await page.waitForURL(/sort=funded/);
@@ -368,7 +368,13 @@ describe('discover projects by category and followers', () => {
 });
 
 describe('the filtered lists pass axe and do not scroll sideways', () => {
-  it.each(['/campaigns?type=music&sort=funded', '/campaigns?sort=ending', '/projects?sort=supported'])('%s', async (path) => {
+  it.each([
+    '/campaigns?type=music&sort=funded',
+    '/campaigns?sort=ending',
+    '/campaigns?type=music&view=table',
+    '/projects?sort=supported',
+    '/projects?view=table',
+  ])('%s', async (path) => {
     const { page } = await h.newPage();
     const found: string[] = [];
     for (const width of [1280, 390, 320]) {
@@ -383,5 +389,210 @@ describe('the filtered lists pass axe and do not scroll sideways', () => {
       if (width !== 1280) expect(await sideways(page), `${path} at ${width} px: ${await pastTheEdge(page)}`).toBe(0);
     }
     expect(found).toEqual([]);
+  });
+});
+
+const cards = (page: Page) => main(page).locator('.item-cards-grid > li');
+const card = (page: Page, title: string) => cards(page).filter({ has: page.getByRole('heading', { name: title, exact: true }) });
+const viewSwitch = (page: Page) => main(page).getByRole('group', { name: 'View' });
+
+describe('the cards', () => {
+  it("show the progress toward the goal, the time left or Past, and only the figures of the campaign's mode", async () => {
+    const owner = await verified('disc_cards');
+    const fans = [await verified('disc_card_fan_a'), await verified('disc_card_fan_b')];
+    // a goal of people: 2 of 4 supporters
+    const choir = await created(owner, '/api/campaigns', {
+      title: 'Podcast listeners meetup',
+      type: 'podcast',
+      actionMode: 'support',
+      targetType: 'supporters',
+      goalAmount: 4,
+      description: '\n  A meetup of the listeners, once a month.  \nSecond line never shown.',
+      executionDate: new Date(Date.now() + 12 * DAY + 60_000).toISOString(),
+    });
+    for (const fan of fans) await support(fan, choir);
+
+    const { page } = await h.newPage();
+    await page.goto('/campaigns?type=podcast');
+    await expectTitles(page, ['Podcast listeners meetup']);
+    const meetup = card(page, 'Podcast listeners meetup');
+    expect(await meetup.locator('.item-card-summary').innerText()).toBe('A meetup of the listeners, once a month.');
+    expect(await meetup.locator('.item-card-goal').innerText()).toMatch(/^50% of the goal\s+2 of 4 people$/);
+    expect(await meetup.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('50');
+    const meetupText = await meetup.innerText();
+    expect(meetupText).toContain('2 supporters');
+    expect(meetupText).toContain('12 days left');
+    // support only: no money
+    expect(meetupText).not.toContain('raised');
+    expect(meetupText).not.toContain('donor');
+    // no cover: the placeholder letter, hidden from screen readers with the cover's link
+    expect(await meetup.locator('.item-card-placeholder').innerText()).toBe('P');
+
+    await page.goto('/campaigns?type=music');
+    await expectTitles(page, NEWEST_MUSIC);
+    // donations only: raised, donors and % funded; no supporters
+    const harbor = card(page, 'Harbor choir recording');
+    const harborText = await harbor.innerText();
+    for (const fact of ['50% funded', '$50.00 of $100.00', '$50.00 raised', '1 donor', '10 days left', 'disc_owner']) expect(harborText).toContain(fact);
+    expect(harborText).not.toContain('supporter');
+    expect(await harbor.getByRole('progressbar', { name: 'Progress of Harbor choir recording' }).getAttribute('aria-valuenow')).toBe('50');
+    // both: money and supporters; past the goal, the bar stops at 100
+    const piano = card(page, 'Street piano on the square');
+    const pianoText = await piano.innerText();
+    for (const fact of ['500% funded', '$500.00 raised', '1 donor', '1 supporter', '30 days left']) expect(pianoText).toContain(fact);
+    expect(await piano.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    // support only, and its date has passed: Past, supporters, no money and no bar toward money
+    const festival = card(page, 'Old town music festival');
+    expect(await festival.locator('.status-badge').allInnerTexts()).toEqual(['Past']);
+    const festivalText = await festival.innerText();
+    expect(festivalText).toContain('2 supporters');
+    expect(festivalText).not.toContain('raised');
+    expect(festivalText).not.toContain('left');
+    expect(await festival.getByRole('progressbar').count()).toBe(0);
+    // no date: no time left, and not past
+    const drum = card(page, 'Drum circle in the park');
+    expect(await drum.innerText()).not.toMatch(/left|Past/);
+    expect(await drum.innerText()).toContain('0% funded');
+
+    // the table marks it Past too
+    await viewSwitch(page).getByRole('link', { name: 'Table' }).click();
+    await page.waitForURL((u) => u.search === '?type=music&view=table');
+    const festivalRow = main(page).locator('table tbody tr').filter({ hasText: 'Old town music festival' });
+    expect(await festivalRow.locator('.coordination-cell').innerText()).toMatch(/Past$/);
+    expect(await main(page).locator('table .status-past').count()).toBe(1);
+    // and so does the table's narrow form
+    await page.setViewportSize({ width: 390, height: 900 });
+    await main(page).locator('.list-cards').waitFor();
+    expect(await main(page).locator('.list-cards .status-past').allInnerTexts()).toEqual(['Past']);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('switch between Cards and Table in the URL: a link reproduces the view, Back returns, filters keep it, and it is said', async () => {
+    const { page } = await h.newPage();
+    await page.goto('/campaigns?type=music');
+    await expectTitles(page, NEWEST_MUSIC);
+    const cardsLink = viewSwitch(page).getByRole('link', { name: 'Cards' });
+    const tableLink = viewSwitch(page).getByRole('link', { name: 'Table' });
+    expect(await cardsLink.getAttribute('aria-current')).toBe('true');
+    expect(await tableLink.getAttribute('aria-current')).toBeNull();
+    expect(await main(page).locator('table').count()).toBe(0);
+    const announcer = main(page)
+      .getByRole('status')
+      .filter({ hasText: /campaigns/ });
+
+    // by keyboard: Tab to Table, Enter
+    await tabTo(page, tableLink);
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => u.search === '?type=music&view=table');
+    await main(page).locator('table').waitFor();
+    await expectTitles(page, NEWEST_MUSIC);
+    expect(await tableLink.getAttribute('aria-current')).toBe('true');
+    expect(await cardsLink.getAttribute('aria-current')).toBeNull();
+    await expect.poll(() => announcer.innerText()).toBe('Music, table view: 4 of 4 campaigns shown.');
+    await shootThree(page, 'discover-campaigns-table');
+
+    // a choice keeps the view
+    await sortBy(page).selectOption('funded');
+    await page.waitForURL((u) => u.search === '?type=music&sort=funded&view=table');
+    expect(search(page).get('view')).toBe('table');
+    await expect.poll(() => announcer.innerText()).toBe('Music, most funded, table view: 4 of 4 campaigns shown.');
+    expect(await main(page).locator('table').count()).toBe(1);
+
+    // Back: the table newest first, then the cards
+    await page.goBack();
+    await page.waitForURL((u) => u.search === '?type=music&view=table');
+    await expectTitles(page, NEWEST_MUSIC);
+    await page.goBack();
+    await page.waitForURL((u) => u.search === '?type=music');
+    await main(page).locator('.item-cards-grid').waitFor();
+    expect(await main(page).locator('table').count()).toBe(0);
+    await expectTitles(page, NEWEST_MUSIC);
+    await page.goForward();
+    await main(page).locator('table').waitFor();
+
+    // switching back to the cards is said with their name
+    await cardsLink.click();
+    await page.waitForURL((u) => u.search === '?type=music');
+    await expect.poll(() => announcer.innerText()).toBe('Music, cards view: 4 of 4 campaigns shown.');
+
+    // the link reproduces the view in another browser, the first page read on the server
+    const other = (await h.newPage()).page;
+    await other.goto('/campaigns?sort=funded&view=table');
+    await main(other).locator('table').waitFor();
+    expect(await sortBy(other).inputValue()).toBe('funded');
+    expect(await viewSwitch(other).getByRole('link', { name: 'Table' }).getAttribute('aria-current')).toBe('true');
+    // projects too
+    await other.goto('/projects?view=table');
+    await expectTitles(other, ['Film club nights', 'Riverside mural', 'Choir songbook']);
+    expect(await main(other).locator('table').count()).toBe(1);
+  });
+
+  it('are reached by keyboard through their titles; the cover repeats the link for the pointer only', async () => {
+    const { page } = await h.newPage();
+    await page.goto('/campaigns?type=music');
+    await expectTitles(page, NEWEST_MUSIC);
+    const harbor = card(page, 'Harbor choir recording');
+    const cover = harbor.locator('.item-card-cover');
+    expect(await cover.getAttribute('tabindex')).toBe('-1');
+    expect(await cover.getAttribute('aria-hidden')).toBe('true');
+    // one link to the campaign in the accessibility tree: the title (the other is the creator)
+    expect(await harbor.getByRole('link').allInnerTexts()).toEqual(['Harbor choir recording', 'disc_owner']);
+    const title = harbor.getByRole('link', { name: 'Harbor choir recording' });
+    await tabTo(page, title);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Harbor choir recording' }).waitFor();
+    await page.goBack();
+    // the cover's link goes to the same place by pointer
+    await card(page, 'Street piano on the square').locator('.item-card-cover').click();
+    await page.getByRole('heading', { level: 1, name: 'Street piano on the square' }).waitFor();
+  });
+
+  it('fill one column at 320 and 390 px and two to four on wider screens, never scrolling sideways', async () => {
+    const { page } = await h.newPage();
+    await page.goto('/campaigns');
+    await titles(page);
+    const columns = () => cards(page).evaluateAll((items) => new Set(items.map((el) => Math.round(el.getBoundingClientRect().left))).size);
+    for (const [width, expected] of [
+      [320, 1],
+      [390, 1],
+      [700, 2],
+      [1000, 3],
+      [1280, 4],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await settle(page);
+      expect(await columns(), `columns at ${width} px`).toBe(expected);
+      if (width <= 390) expect(await sideways(page), `at ${width} px: ${await pastTheEdge(page)}`).toBe(0);
+    }
+    await shootThree(page, 'discover-campaigns-cards');
+  });
+
+  it('on the home page and the profile tabs pass axe and do not scroll sideways', async () => {
+    const { page } = await h.newPage();
+    const found: string[] = [];
+    for (const path of ['/', `/profiles/${ownerId}`, `/profiles/${ownerId}?tab=projects`]) {
+      for (const width of [1280, 390, 320]) {
+        await page.setViewportSize({ width, height: 900 });
+        if (width === 1280) await page.goto(path);
+        await main(page).locator('.item-cards-grid > li').first().waitFor();
+        await settle(page);
+        if (width !== 320) {
+          const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+          for (const v of result.violations) found.push(`${path} @${width}px ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+        }
+        if (width !== 1280) expect(await sideways(page), `${path} at ${width} px: ${await pastTheEdge(page)}`).toBe(0);
+      }
+      await shootThree(page, path === '/' ? 'home-cards' : `profile-cards-${path.includes('projects') ? 'projects' : 'campaigns'}`);
+    }
+    expect(found).toEqual([]);
+    // the profile's campaigns: cards without the creator's name (it is their page), Past marked
+    await page.goto(`/profiles/${ownerId}`);
+    await expect.poll(() => cards(page).count()).toBe(20);
+    // past the 25 photo walks: the second page
+    await main(page).locator('.scroll-sentinel').scrollIntoViewIfNeeded();
+    const festival = card(page, 'Old town music festival');
+    await festival.waitFor();
+    expect(await festival.locator('.item-card-creator').count()).toBe(0);
+    expect(await festival.locator('.status-badge').allInnerTexts()).toEqual(['Past']);
   });
 });

@@ -104,6 +104,18 @@ describe('a project from creation to deletion', () => {
     await pill.click();
     await page.waitForURL(`${h.baseUrl}/projects?q=tidepools`);
     expect(await page.getByLabel('Search').inputValue()).toBe('tidepools');
+    // a card: the placeholder letter, the description's first line, the followers toward the goal of people
+    const cards = page.getByRole('list', { name: 'Projects' }).locator(':scope > li');
+    await expect.poll(() => cards.count()).toBe(1);
+    expect(await cards.first().locator('.item-card-placeholder').innerText()).toBe('T');
+    expect(await cards.first().locator('.item-card-summary').innerText()).toBe('Every creature in the pools below the lighthouse.');
+    expect(await cards.first().locator('.item-card-goal').innerText()).toMatch(/^0% of the goal\s+0 of 12 people$/);
+    expect(await cards.first().innerText()).toContain('0 followers');
+    // a project takes no money
+    expect(await cards.first().innerText()).not.toContain('raised');
+    // the spec's table, one click away
+    await page.getByRole('group', { name: 'View' }).getByRole('link', { name: 'Table' }).click();
+    await page.waitForURL(`${h.baseUrl}/projects?q=tidepools&view=table`);
     await expect.poll(() => rows(page).count()).toBe(1);
     const cells = (await rows(page).first().locator('th, td').allInnerTexts()).map((c) => c.trim());
     expect(cells).toEqual(['T', 'Tide pool field guide', 'tide_keeper', 'Research', 'Open', '$0.00', '0', expect.stringMatching(/^Open\s+☆ Favorite$/)]);

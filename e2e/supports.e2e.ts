@@ -216,8 +216,8 @@ describe('support and coordination', () => {
     await page.reload();
     await withdraw.waitFor();
 
-    // the list's coordination line follows
-    await page.goto('/campaigns');
+    // the list's coordination line follows (the table view: the cards have no coordination line)
+    await page.goto('/campaigns?view=table');
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: TITLE, exact: true }) });
     await expect.poll(async () => (await row.locator('td.coordination-cell').innerText()).trim()).toMatch(/^Executes .+ - 2 supporters$/);
     await page.goBack();

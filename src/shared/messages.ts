@@ -405,6 +405,21 @@ export const M = {
   shareEmail: 'Email',
   shareLinkCopied: 'Link copied',
   shareCopyFailed: 'Could not copy the link. Copy it from the address bar.',
+
+  // Cards (#33): the image-first cards of /campaigns, /projects, the home page and the profile tabs, and the Cards / Table switch
+  viewSwitchLabel: 'View',
+  viewCards: 'Cards',
+  viewTable: 'Table',
+  /** The view said with the list's result when it is the table ('Music, table view: 4 of 4 campaigns shown.'). */
+  viewTableSaid: 'table view',
+  cardPast: 'Past',
+  cardBy: 'by',
+  cardCoverAlt: (title: string) => `${title} cover`,
+  cardProgressLabel: (title: string) => `Progress of ${title}`,
+  cardPercentFunded: (percent: number) => `${percent}% funded`,
+  cardPercentOfGoal: (percent: number) => `${percent}% of the goal`,
+  cardRaised: (money: string) => `${money} raised`,
+  cardTimeLeft: (span: string) => `${span} left`,
 } as const;
 
 export type MessageKey = keyof typeof M;

@@ -67,10 +67,30 @@ export function EmptyState({ text, hint, action }: { text: string; hint?: ReactN
 }
 
 /**
- * The loading state of a list: `rows` placeholders of a row's final size (so nothing below moves
+ * The loading state of a list: `rows` placeholders of a row's (or a card's: `tile`) final size (so nothing below moves
  * when the data replaces them) and the spec's 'Loading', announced politely.
  */
-export function ListSkeleton({ rows = 6, kind = 'row' }: { rows?: number; kind?: 'row' | 'card' }) {
+export function ListSkeleton({ rows = 6, kind = 'row' }: { rows?: number; kind?: 'row' | 'card' | 'tile' }) {
+  if (kind === 'tile') {
+    // image-first cards (ItemCard): a cover and a body of a card's size, in the cards' grid
+    return (
+      <div className="list-skeleton list-skeleton-tile">
+        <Loading />
+        <ul className="item-cards-grid" aria-hidden="true">
+          {Array.from({ length: rows }, (_, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: placeholder cards have no identity of their own and never move
+            <li key={i} className="item-card card skeleton-tile">
+              <span className="item-card-cover skeleton-cover" />
+              <span className="skeleton-lines item-card-body">
+                <span className="skeleton-line" />
+                <span className="skeleton-line skeleton-line-short" />
+              </span>
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  }
   return (
     <div className={`list-skeleton list-skeleton-${kind}`}>
       <Loading />

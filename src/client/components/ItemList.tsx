@@ -2,6 +2,7 @@ import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'reac
 import { Link, useSearchParams } from 'react-router-dom';
 import type { Currency } from '../../shared/constants';
 import { PAGE_SIZE } from '../../shared/constants';
+import { M } from '../../shared/messages';
 import { formatMoney } from '../../shared/money';
 import { useSession } from '../auth/useSession';
 import { useNarrow } from '../hooks/useNarrow';
@@ -9,9 +10,21 @@ import { usePageTitle } from '../hooks/usePageTitle';
 import { FavoriteIdsGroup } from './FavoriteButton';
 import { GoalProgress } from './GoalProgress';
 import { EmptyState, InfiniteList, ListSkeleton, type PagedQuery } from './InfiniteList';
+import { type CardItem, ItemCardGrid } from './ItemCard';
 import { categoryLabel } from './itemText';
 import { ListCard } from './ListCard';
-import { type ListFilters, ListAnnouncer, ListFilterBar, narrowed, type SortChoice, useListFilters } from './ListFilters';
+import {
+  type ListFilters,
+  type ListView,
+  ListAnnouncer,
+  ListFilterBar,
+  narrowed,
+  type SortChoice,
+  useListFilters,
+  useListView,
+  ViewSwitch,
+  withView,
+} from './ListFilters';
 import { OwnerLink, type PersonRef } from './OwnerLink';
 
 /** What a campaign or project row needs (both DTOs have these fields). */
@@ -28,6 +41,23 @@ export interface ListItem {
   /** With `showProgress`: the goal the row's thin progress bar measures against. */
   goalAmount?: number;
   targetType?: 'amount' | 'supporters';
+  /** A campaign whose execution date has passed: marked 'Past' beside its coordination. */
+  isPast?: boolean;
+}
+
+/** The coordination line, with 'Past' after it for a campaign whose date has passed. */
+function Coordination({ item }: { item: ListItem }) {
+  return (
+    <>
+      {item.coordination}
+      {item.isPast && (
+        <>
+          {' '}
+          <span className="status-badge status-past">{M.cardPast}</span>
+        </>
+      )}
+    </>
+  );
 }
 
 /** The thin progress bar of a row, under the figure the goal counts (raised, or supporters). */
@@ -198,7 +228,9 @@ export function ItemTable<T extends ListItem>({ items, basePath, noun, renderFav
                 <td>
                   <span className="type-badge">{categoryLabel(item.type)}</span>
                 </td>
-                <td className="coordination-cell">{item.coordination}</td>
+                <td className="coordination-cell">
+                  <Coordination item={item} />
+                </td>
                 <td className="num">
                   {formatMoney(item.totalRaised, item.currency)}
                   {showProgress && <RowProgress item={item} of="amount" />}
@@ -239,7 +271,7 @@ export function ItemCards<T extends ListItem>({ items, basePath, noun, renderFav
             facts={[
               { label: 'Creator', value: <OwnerLink person={item.ownerId} /> },
               { label: 'Type', value: <span className="type-badge">{categoryLabel(item.type)}</span> },
-              { label: 'Coordination', value: item.coordination, wide: true },
+              { label: 'Coordination', value: <Coordination item={item} />, wide: true },
               {
                 label: 'Raised',
                 num: true,
@@ -269,27 +301,32 @@ export function ItemCards<T extends ListItem>({ items, basePath, noun, renderFav
   );
 }
 
-/** The loading shape of the campaigns and projects list: the table's head and rows of a row's height, or cards. */
-function ItemSkeleton({ narrow }: { narrow: boolean }) {
+/** The loading shape of the campaigns and projects list: image cards, or the table's rows (its own cards below 640 px). */
+function ItemSkeleton({ narrow, view }: { narrow: boolean; view: ListView }) {
+  if (view === 'cards') return <ListSkeleton kind="tile" rows={narrow ? 2 : 8} />;
   return <ListSkeleton kind={narrow ? 'card' : 'row'} rows={narrow ? 4 : 10} />;
 }
 
-interface ItemListViewProps<T extends ListItem> extends Omit<ItemRowsProps<T>, 'items'> {
+interface ItemListViewProps<T extends CardItem> extends Omit<ItemRowsProps<T>, 'items'> {
   list: InfiniteListResult<T>;
   /** The list's accessible name in card form ('Campaigns'). */
   label: string;
   /** The empty state (the spec's empty text and the next step). */
   empty: ReactNode;
+  /** Image-first cards (default), or the spec's table (a table from 640 px, its rows as cards below). */
+  view?: ListView;
 }
 
 /**
- * Campaigns or projects with every list state: a table from 640 px, cards below; infinite scroll
- * and 'End of results'. The count is not a live region: the page says a new view's result once
- * (`ListAnnouncer`), not each page infinite scroll adds.
+ * Campaigns or projects with every list state: image-first cards in a grid, or the spec's table
+ * (a table from 640 px, its rows as cards below); infinite scroll and 'End of results'. The count
+ * is not a live region: the page says a new view's result once (`ListAnnouncer`), not each page
+ * infinite scroll adds.
  */
-export function ItemListView<T extends ListItem>({ list, label, empty, ...rows }: ItemListViewProps<T>) {
+export function ItemListView<T extends CardItem>({ list, label, empty, view = 'cards', ...rows }: ItemListViewProps<T>) {
   const narrow = useNarrow();
   const last = list.data?.pages[list.data.pages.length - 1];
+  const kind = rows.noun === 'project' ? 'project' : 'campaign';
   return (
     <InfiniteList
       query={list}
@@ -297,14 +334,22 @@ export function ItemListView<T extends ListItem>({ list, label, empty, ...rows }
       empty={empty}
       count={last && { total: last.total, capped: last.totalCapped === true, quiet: true }}
       endText
-      skeleton={<ItemSkeleton narrow={narrow} />}
+      skeleton={<ItemSkeleton narrow={narrow} view={view} />}
     >
-      {(items) => (narrow ? <ItemCards items={items} label={label} {...rows} /> : <ItemTable items={items} {...rows} />)}
+      {(items) =>
+        view === 'cards' ? (
+          <ItemCardGrid items={items} kind={kind} basePath={rows.basePath} label={label} renderFavorite={rows.renderFavorite} />
+        ) : narrow ? (
+          <ItemCards items={items} label={label} {...rows} />
+        ) : (
+          <ItemTable items={items} {...rows} />
+        )
+      }
     </InfiniteList>
   );
 }
 
-interface ItemListPageProps<T extends ListItem> extends Omit<ItemListViewProps<T>, 'list' | 'empty' | 'label'> {
+interface ItemListPageProps<T extends CardItem> extends Omit<ItemListViewProps<T>, 'list' | 'empty' | 'label' | 'view'> {
   /** The page's title and heading ('Campaigns'). */
   title: string;
   /** The search box's placeholder. */
@@ -329,11 +374,13 @@ interface ItemListPageProps<T extends ListItem> extends Omit<ItemListViewProps<T
  * /campaigns and /projects (spec section 2): the heading with the New button for signed-in
  * people, the search bound to ?q=, the category, status (campaigns) and sort choices bound to
  * ?type=, ?status= and ?sort= (a change is a history entry, so a link reproduces the view and Back
- * returns to the previous one), and the list. An empty list says so in the spec's words; with a
+ * returns to the previous one), the Cards / Table switch bound to ?view=table (the same history
+ * entries; the list's query, and so the first page read on the server, is the same in both), and
+ * the list. An empty list says so in the spec's words; with a
  * search or a choice it offers to clear them, otherwise it says what the list is for and offers
  * the next step: start one when signed in, sign up otherwise.
  */
-export function ItemListPage<T extends ListItem>({
+export function ItemListPage<T extends CardItem>({
   title,
   searchPlaceholder,
   emptyText,
@@ -344,12 +391,14 @@ export function ItemListPage<T extends ListItem>({
   sorts,
   withStatus = false,
   useList,
-  ...view
+  ...rows
 }: ItemListPageProps<T>) {
   usePageTitle(title);
   const { isSignedIn, isLoading } = useSession();
   const [q, setQ] = useSearchQuery();
   const [filters, setFilters] = useListFilters(sorts, withStatus);
+  const view = useListView();
+  const [params] = useSearchParams();
   const list = useList(filters);
   const choices = narrowed(filters);
   const empty = choices ? (
@@ -357,7 +406,7 @@ export function ItemListPage<T extends ListItem>({
       text={emptyText}
       hint={`Nothing matches these choices. Try another category${withStatus ? ' or status' : ''}.`}
       action={
-        <Link className="button button-secondary" to={{ search: q ? `?${new URLSearchParams({ q })}` : '' }}>
+        <Link className="button button-secondary" to={{ search: withView(params, new URLSearchParams(q ? { q } : {})) }}>
           Clear filters
         </Link>
       }
@@ -367,7 +416,7 @@ export function ItemListPage<T extends ListItem>({
       text={emptyText}
       hint="Try other words, or clear the search."
       action={
-        <Link className="button button-secondary" to={{ search: '' }}>
+        <Link className="button button-secondary" to={{ search: withView(params, new URLSearchParams()) }}>
           Show all
         </Link>
       }
@@ -404,15 +453,17 @@ export function ItemListPage<T extends ListItem>({
       <div className="list-toolbar">
         <SearchBox q={q} onSearch={setQ} placeholder={searchPlaceholder} />
         <ListFilterBar filters={filters} onChange={setFilters} sorts={sorts} withStatus={withStatus} />
+        <ViewSwitch view={view} />
       </div>
       <ListAnnouncer
         filters={filters}
         sorts={sorts}
         noun={title.toLowerCase()}
+        view={view}
         result={last && { shown, total: last.total, capped: last.totalCapped === true }}
       />
       <div className="item-list-view" aria-busy={list.isPlaceholderData ? true : undefined}>
-        <ItemListView list={list} label={title} empty={empty} {...view} />
+        <ItemListView list={list} label={title} empty={empty} view={view} {...rows} />
       </div>
     </section>
   );

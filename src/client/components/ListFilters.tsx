@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { CATEGORIES, type CampaignStatus, type Category } from '../../shared/constants';
+import { M } from '../../shared/messages';
 import { useSession } from '../auth/useSession';
 import { categoryLabel } from './itemText';
 
@@ -54,6 +55,12 @@ export function useListFilters(sorts: readonly SortChoice[], withStatus: boolean
     if (next.type) p.set('type', next.type);
     if (withStatus && next.status && next.sort !== ENDING_SORT) p.set('status', next.status);
     if (next.sort && next.sort !== sorts[0]?.value) p.set('sort', next.sort);
+    // the view (?view=table) stays last, as its switch puts it
+    const view = p.get('view');
+    if (view !== null) {
+      p.delete('view');
+      p.set('view', view);
+    }
     const to = p.toString();
     if (to === (waiting ? waiting.to : key)) return;
     setPending({
@@ -68,6 +75,59 @@ export function useListFilters(sorts: readonly SortChoice[], withStatus: boolean
     setParams(p);
   };
   return [filters, set];
+}
+
+/**
+ * How a list is shown: image-first cards (the default) or the spec's table, kept in the URL as
+ * `?view=table` (cards leave it out), apart from the filters: the list's query is the same in
+ * both, so the first page the server read still serves either view.
+ */
+export type ListView = 'cards' | 'table';
+
+/** The URL's view: `?view=table` is the table, anything else the cards. */
+export function useListView(): ListView {
+  const [params] = useSearchParams();
+  return params.get('view') === 'table' ? 'table' : 'cards';
+}
+
+/** `search` with the view of `params` kept (a link that clears the filters stays in the same view). */
+export function withView(params: URLSearchParams, search: URLSearchParams): string {
+  const p = new URLSearchParams(search);
+  if (params.get('view') === 'table') p.set('view', 'table');
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * The Cards / Table switch above a list: two links to the same view in the other form (so a link
+ * reproduces it and Back returns to the previous one), the current one marked `aria-current`.
+ * The list's result is said again with the new view's name (ListAnnouncer).
+ */
+export function ViewSwitch({ view }: { view: ListView }) {
+  const [params] = useSearchParams();
+  const id = useId();
+  const to = (v: ListView) => {
+    const p = new URLSearchParams(params);
+    if (v === 'table') p.set('view', 'table');
+    else p.delete('view');
+    const s = p.toString();
+    return { search: s ? `?${s}` : '' };
+  };
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: two links that show the list another way, named as a group like the filters; not a form's fieldset
+    <div className="view-switch" role="group" aria-labelledby={`${id}-label`}>
+      <span id={`${id}-label`} className="view-switch-label">
+        {M.viewSwitchLabel}
+      </span>
+      <span className="view-switch-options">
+        {(['cards', 'table'] as const).map((v) => (
+          <Link key={v} to={to(v)} className={`view-switch-option${v === view ? ' active' : ''}`} aria-current={v === view ? 'true' : undefined}>
+            {v === 'cards' ? M.viewCards : M.viewTable}
+          </Link>
+        ))}
+      </span>
+    </div>
+  );
 }
 
 /** The view's words for the announcement: 'Music, active, most funded'. */
@@ -90,6 +150,7 @@ export function ListAnnouncer({
   sorts,
   noun,
   result,
+  view = 'cards',
 }: {
   filters: ListFilters;
   sorts: readonly SortChoice[];
@@ -97,17 +158,21 @@ export function ListAnnouncer({
   noun: string;
   /** The first page of the current view once it is in (not a previous view's placeholder). */
   result: { shown: number; total: number; capped: boolean } | undefined;
+  /** Cards or table: the table is named in what is said, and so are the cards just after a switch back to them. */
+  view?: ListView;
 }) {
-  const key = JSON.stringify(filters);
-  const [said, setSaid] = useState({ key, text: '' });
+  const key = JSON.stringify({ ...filters, view });
+  const [said, setSaid] = useState({ key, view, text: '' });
   const ready = result !== undefined;
   useEffect(() => {
     if (!ready || said.key === key || !result) return;
-    const what = describe(filters, sorts);
+    const shownAs = view === 'table' ? M.viewTableSaid : view !== said.view ? `${M.viewCards.toLowerCase()} view` : '';
+    const filtered = describe(filters, sorts);
+    const what = [filtered, shownAs].filter(Boolean).join(', ');
     // not the words of the visible texts ('No campaigns found.', 'Showing 3 of 3'), which stay one of a kind on the page
     const count = result.total === 0 ? `0 ${noun} found` : `${result.shown} of ${result.total}${result.capped ? '+' : ''} ${noun} shown`;
     const text = what ? `${what}: ${count}.` : `${count}.`;
-    setSaid({ key, text });
+    setSaid({ key, view, text });
   });
   return (
     <p className="visually-hidden" role="status" aria-live="polite">

@@ -2,39 +2,11 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { HOME_CAMPAIGNS, homeCampaignsInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
-import { formatMoney } from '../../../shared/money';
-import type { CampaignDto } from '../../../shared/schemas/campaigns';
 import { useSession } from '../../auth/useSession';
-import { categoryLabel } from '../../components/itemText';
+import { ItemCardGrid } from '../../components/ItemCard';
 import { Notice } from '../../components/Notice';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
-
-function ownerName(c: CampaignDto): string {
-  return c.ownerId.name || c.ownerId.username || 'Someone';
-}
-
-function CampaignCard({ c }: { c: CampaignDto }) {
-  const href = `/campaigns/${encodeURIComponent(c._id)}`;
-  return (
-    <li className="home-card card">
-      <div className="home-card-cover" aria-hidden="true">
-        {c.imageUrl ? <img src={c.imageUrl} alt="" loading="lazy" decoding="async" /> : <span>{c.title.trim().charAt(0).toUpperCase() || '?'}</span>}
-      </div>
-      <div className="home-card-body">
-        <h3 className="home-card-title">
-          <Link to={href}>{c.title}</Link>
-        </h3>
-        <p className="home-card-line muted">
-          <span className="type-badge">{categoryLabel(c.type)}</span> by {ownerName(c)}
-        </p>
-        <p className="home-card-line">
-          <strong>{formatMoney(c.totalRaised, c.currency)}</strong> raised · {c.coordination}
-        </p>
-      </div>
-    </li>
-  );
-}
 
 /** Stand-ins of the cards' size while the list loads, so nothing below moves when it comes. */
 function CardSkeletons() {
@@ -43,12 +15,15 @@ function CardSkeletons() {
       <p className="visually-hidden" role="status">
         {M.loading}
       </p>
-      <ul className="home-cards" aria-hidden="true">
+      <ul className="item-cards-grid item-cards-max-3" aria-hidden="true">
         {Array.from({ length: HOME_CAMPAIGNS }, (_, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: placeholder cards have no identity of their own and never move
-          <li key={i} className="home-card card home-card-skeleton">
-            <div className="home-card-cover" />
-            <div className="home-card-body" />
+          <li key={i} className="item-card card skeleton-tile">
+            <span className="item-card-cover skeleton-cover" />
+            <span className="skeleton-lines item-card-body">
+              <span className="skeleton-line" />
+              <span className="skeleton-line skeleton-line-short" />
+            </span>
           </li>
         ))}
       </ul>
@@ -57,7 +32,7 @@ function CardSkeletons() {
 }
 
 /**
- * The home page's newest campaigns as cards with a link to all of them; on an instance without
+ * The home page's newest campaigns as image-first cards (ItemCard, as on /campaigns) with a link to all of them; on an instance without
  * campaigns, what a campaign is and the next step (start the first one, or sign up to).
  */
 export function NewestCampaigns() {
@@ -92,11 +67,14 @@ export function NewestCampaigns() {
     );
   } else {
     body = (
-      <ul className="home-cards">
-        {list.data.items.slice(0, HOME_CAMPAIGNS).map((c) => (
-          <CampaignCard key={c._id} c={c} />
-        ))}
-      </ul>
+      <ItemCardGrid
+        items={list.data.items.slice(0, HOME_CAMPAIGNS)}
+        kind="campaign"
+        basePath="/campaigns"
+        label={M.newestCampaigns}
+        headingLevel={3}
+        maxColumns={HOME_CAMPAIGNS}
+      />
     );
   }
   const hasMore = list.data !== undefined && list.data.items.length > 0;

@@ -4,8 +4,8 @@ import { M } from '../../../shared/messages';
 import type { PublicUserDto } from '../../../shared/schemas/user';
 import { useSession } from '../../auth/useSession';
 import { FavoriteButton } from '../../components/FavoriteButton';
-import { InfiniteCompactList } from '../../components/InfiniteCompactList';
-import { EmptyState } from '../../components/InfiniteList';
+import { EmptyState, InfiniteList, ListSkeleton, type PagedQuery } from '../../components/InfiniteList';
+import { type CardItem, ItemCardGrid } from '../../components/ItemCard';
 import { nextPageParam } from '../../components/ItemList';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
@@ -146,14 +146,23 @@ function BlockControl({ userId }: { userId: string }) {
   );
 }
 
+/** A person's campaigns or projects as image-first cards (without the creator's name: it is their page), with every list state. */
+function ProfileCards<T extends CardItem>({ list, kind, label, empty }: { list: PagedQuery<T>; kind: 'campaign' | 'project'; label: string; empty: string }) {
+  return (
+    <InfiniteList query={list} empty={<EmptyState text={empty} />} skeleton={<ListSkeleton kind="tile" rows={2} />}>
+      {(items) => <ItemCardGrid items={items} kind={kind} basePath={`/${kind}s`} label={label} showCreator={false} maxColumns={3} />}
+    </InfiniteList>
+  );
+}
+
 function CampaignsTab({ userId, name }: { userId: string; name: string }) {
   const list = trpc.users.campaigns.useInfiniteQuery({ userId, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
-  return <InfiniteCompactList list={list} basePath="/campaigns" noun="campaign" label={`Campaigns by ${name}`} empty={<EmptyState text={M.noCampaigns} />} />;
+  return <ProfileCards list={list} kind="campaign" label={`Campaigns by ${name}`} empty={M.noCampaigns} />;
 }
 
 function ProjectsTab({ userId, name }: { userId: string; name: string }) {
   const list = trpc.projects.list.useInfiniteQuery({ ownerId: userId, limit: PAGE_SIZE }, { getNextPageParam: nextPageParam });
-  return <InfiniteCompactList list={list} basePath="/projects" noun="project" label={`Projects by ${name}`} empty={<EmptyState text={M.noProjects} />} />;
+  return <ProfileCards list={list} kind="project" label={`Projects by ${name}`} empty={M.noProjects} />;
 }
 
 function TeamsTab({ userId, name }: { userId: string; name: string }) {
