@@ -63,6 +63,7 @@ describe('the campaign page, money first', () => {
       // a donation-only campaign has no supporters line
       expect(await box.getByText(/supporters?|people in/).count()).toBe(0);
       await box.getByRole('link', { name: 'Donate' }).waitFor();
+      if (process.env.E2E_SCREENSHOT_DIR) await page.screenshot({ path: `${process.env.E2E_SCREENSHOT_DIR}/campaign-page-first-screen-${width}.png` });
       const boxTop = await moneyBox(page).evaluate((el) => el.getBoundingClientRect().top);
       expect(boxTop).toBeLessThan(await top(page, '.description'));
       expect(boxTop).toBeLessThan(await top(page, '[aria-label="Campaign details"]'));
@@ -92,7 +93,10 @@ describe('the campaign page, money first', () => {
     await page.setViewportSize({ width: 390, height: 900 });
     await page.goto(`/campaigns/${supportId}`);
     const box = moneyBox(page);
-    await box.getByText(/^Takes place on .+ · 0 people in$/).waitFor();
+    // its large figure is the people in; the day's line says when
+    expect(await box.locator('.money-amount').innerText()).toBe('0');
+    await box.getByText('people in', { exact: true }).waitFor();
+    await box.getByText(/^Takes place on .+/).waitFor();
     await box.getByText('12 days left').waitFor();
     expect(await box.getByText('raised').count()).toBe(0);
     expect(await box.getByText(/\$0\.00/).count()).toBe(0);
@@ -125,6 +129,8 @@ describe('the campaign page, money first', () => {
     expect(rect.position).toBe('sticky');
     expect(Math.abs(rect.bottom - 800)).toBeLessThan(2);
     await shoot(page, 'campaign-page-sticky');
+    // what the phone shows (not the full page): the bar at the screen's bottom
+    if (process.env.E2E_SCREENSHOT_DIR) await page.screenshot({ path: `${process.env.E2E_SCREENSHOT_DIR}/campaign-page-sticky-screen-390.png` });
     // reached by the keyboard: the bar's link, then the focus lands in the Donate panel
     const link = bar.getByRole('link', { name: 'Donate' });
     await link.focus();

@@ -127,7 +127,8 @@ export function MoneyBox({
             <strong>{c.donors}</strong> {c.donors === 1 ? 'donor' : 'donors'}
           </li>
         )}
-        {showsMoney && showsSupport && (
+        {/* with a date, the people in are said on the date's line */}
+        {showsMoney && showsSupport && !date && (
           <li>
             <strong>{c.supporters}</strong> {c.supporters === 1 ? 'supporter' : 'supporters'}
           </li>
@@ -142,7 +143,8 @@ export function MoneyBox({
         <p className="money-when">
           {past ? 'Took place on ' : 'Takes place on '}
           <time dateTime={date.toISOString()}>{formatExecutionDate(date)}</time>
-          {showsSupport && ` · ${people} in`}
+          {/* a support-only campaign's large figure is the people in already */}
+          {showsMoney && showsSupport && ` · ${people} in`}
         </p>
       )}
       {c.donated > 0 && <p className="donated-note">You donated {formatMoney(c.donated, c.currency)}</p>}
