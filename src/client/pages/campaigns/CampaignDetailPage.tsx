@@ -108,7 +108,7 @@ function CampaignView({ c, notice }: { c: CampaignDto; notice: string | null }) 
       </Suspense>
     );
   return (
-    <article className={action ? 'page item-detail campaign-page has-sticky-action' : 'page item-detail campaign-page'}>
+    <article className="page item-detail campaign-page">
       <BackLink />
       <PageNotice text={notice} />
       {notice === M.campaignCreated && released && (
