@@ -133,7 +133,7 @@ describe('the keyboard alone', () => {
     const box = main.getByLabel('Write a comment');
     await tabTo(page, box);
     await page.keyboard.type('Typed without a mouse.');
-    await tabTo(page, main.getByRole('button', { name: 'Post' }));
+    await tabTo(page, main.getByRole('button', { name: 'Post', exact: true }));
     await page.keyboard.press('Space');
     await main.locator('.comments').getByText('Typed without a mouse.').waitFor();
     await expect.poll(() => box.inputValue()).toBe('');

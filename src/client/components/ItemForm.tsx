@@ -122,7 +122,7 @@ export function ItemForm<S extends z.ZodType>({
   const [galleryBusy, setGalleryBusy] = useState(false);
   const uploading = coverBusy || galleryBusy;
   const changed = JSON.stringify(v) !== JSON.stringify(initial);
-  const leaveWarning = useLeaveGuard((changed || uploading) && !sent, uploading);
+  const leaveWarning = useLeaveGuard((changed || uploading) && !sent, uploading, forget);
   // which submit button was used (Enter in a field submits with the first: publish)
   const intent = useRef<'released' | 'draft'>('released');
 

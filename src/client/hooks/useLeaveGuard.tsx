@@ -2,13 +2,24 @@ import { useEffect, useRef, useState } from 'react';
 import { useBlocker } from 'react-router-dom';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 
+/** The navigation state of a form's Cancel: it discards the changes, so the leave guard lets it go. */
+export const DISCARD_FORM = { discardForm: true } as const;
+
 /**
  * A warning before leaving a page whose form has changes or an upload in progress (issue #33):
  * a move inside the app asks in a dialog (Stay, the default, or Leave); closing or reloading the
  * tab gets the browser's own question. `when` false lets every move through (after a submit).
  */
-export function useLeaveGuard(when: boolean, uploading: boolean) {
-  const blocker = useBlocker(({ currentLocation, nextLocation }) => when && currentLocation.pathname !== nextLocation.pathname);
+export function useLeaveGuard(when: boolean, uploading: boolean, onDiscard?: () => void) {
+  const blocker = useBlocker(({ currentLocation, nextLocation }) => {
+    if (!when || currentLocation.pathname === nextLocation.pathname) return false;
+    // the form's own Cancel (a link with `DISCARD_FORM` state) leaves without asking and forgets what was kept
+    if ((nextLocation.state as { discardForm?: boolean } | null)?.discardForm) {
+      onDiscard?.();
+      return false;
+    }
+    return true;
+  });
   // Leave was chosen: the dialog's closing must not cancel the move it lets through
   const leaving = useRef(false);
   useEffect(() => {

@@ -6,6 +6,7 @@ import { useSession } from '../../auth/useSession';
 import { ItemForm, type ItemFormValues } from '../../components/ItemForm';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { DISCARD_FORM } from '../../hooks/useLeaveGuard';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
@@ -105,7 +106,7 @@ export default function EditCampaignPage() {
           error={update.isError ? errorMessage(update.error, M.createCampaignFailed) : null}
           onSubmit={(data) => update.mutate({ id: c._id, data })}
           secondary={
-            <Link className="button button-large button-ghost" to={back.to}>
+            <Link className="button button-large button-ghost" to={back.to} state={DISCARD_FORM}>
               Cancel
             </Link>
           }

@@ -6,6 +6,7 @@ import { useSession } from '../../auth/useSession';
 import { ItemForm, type ItemFormValues } from '../../components/ItemForm';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { DISCARD_FORM } from '../../hooks/useLeaveGuard';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage, httpStatus } from '../../lib/errors';
 import { trpc } from '../../trpc';
@@ -85,7 +86,7 @@ export default function EditProjectPage() {
           error={update.isError ? errorMessage(update.error, M.createCampaignFailed) : null}
           onSubmit={(data) => update.mutate({ id: p._id, data })}
           secondary={
-            <Link className="button button-large button-ghost" to={`/projects/${encodeURIComponent(p._id)}`}>
+            <Link className="button button-large button-ghost" to={`/projects/${encodeURIComponent(p._id)}`} state={DISCARD_FORM}>
               Cancel
             </Link>
           }
