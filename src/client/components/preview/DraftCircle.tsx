@@ -58,6 +58,7 @@ export function useCircleView(kind: PreviewKind, id: string, draft: boolean, isO
   if (session.isLoading || me.isPending) return { state: 'loading' };
   if (me.isError) return { state: 'none' };
   if (me.data.needsName) return { state: 'continue' };
-  const signInToWrite = !user && me.data.via === 'member' && me.data.name === null && me.data.canWriteFeedback;
-  return { state: 'member', me: signInToWrite ? { ...me.data, canWriteFeedback: false } : me.data, signInToWrite };
+  // a commenter's invite sent to an account's address: signed out, its holder reads and signs in to write (the server says they may not write yet)
+  const signInToWrite = !user && me.data.via === 'member' && me.data.role === 'commenter' && me.data.name === null && !me.data.needsName;
+  return { state: 'member', me: me.data, signInToWrite };
 }
