@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { DataTable } from '../../components/PagedTable';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
@@ -13,7 +14,7 @@ const CRON_FAILED = M.cronFailed;
 const STATUS_LABEL = { running: 'Running', succeeded: 'Succeeded', failed: 'Failed' } as const;
 const COUNTS = ['reconciled', 'charged', 'failed', 'reminded', 'cleaned'] as const;
 
-/** /admin/cron (admins only, outside the shared layout): the scheduled jobs' status and runs, Refresh and Run now. */
+/** /admin/cron (admins only, outside the shared layout): the scheduled jobs' status and runs (cards below 640 px), Refresh and Run now. */
 export default function AdminCronPage() {
   usePageTitle('Subscription Cron');
   const utils = trpc.useUtils();
@@ -84,46 +85,42 @@ export default function AdminCronPage() {
           {runs.length === 0 ? (
             <p className="muted">No runs yet.</p>
           ) : (
-            <section className="table-wrap" aria-label="Runs table" tabIndex={0}>
-              <table className="table cron-runs-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Finished</th>
-                    <th scope="col">Status</th>
-                    {COUNTS.map((c) => (
-                      <th key={c} scope="col" className="num">
-                        {c[0].toUpperCase() + c.slice(1)}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {runs.map((r) => (
-                    <tr key={r._id}>
-                      <th scope="row" className="date-cell">
-                        {formatDateTime(r.startedAt)}
-                      </th>
-                      <td className="date-cell">{r.finishedAt ? formatDateTime(r.finishedAt) : <span className="muted">Not yet</span>}</td>
-                      <td>
-                        <span className={`status-badge run-${r.status}`}>{STATUS_LABEL[r.status]}</span>
-                        {r.error && <span className="run-error">{r.error}</span>}
-                      </td>
-                      {COUNTS.map((c) => (
-                        <td key={c} className="num">
-                          {r.counts[c] ?? (
-                            <span className="muted">
-                              <span aria-hidden="true">–</span>
-                              <span className="visually-hidden">none</span>
-                            </span>
-                          )}
-                        </td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
+            <DataTable
+              items={runs}
+              label="Runs"
+              className="cron-runs-table"
+              rowKey={(r) => r._id}
+              columns={[
+                { label: 'Started', head: true, headLabel: true, className: 'date-cell', cell: (r) => formatDateTime(r.startedAt) },
+                {
+                  label: 'Finished',
+                  wide: true,
+                  className: 'date-cell',
+                  cell: (r) => (r.finishedAt ? formatDateTime(r.finishedAt) : <span className="muted">Not yet</span>),
+                },
+                {
+                  label: 'Status',
+                  wide: true,
+                  cell: (r) => (
+                    <>
+                      <span className={`status-badge run-${r.status}`}>{STATUS_LABEL[r.status]}</span>
+                      {r.error && <span className="run-error">{r.error}</span>}
+                    </>
+                  ),
+                },
+                ...COUNTS.map((c) => ({
+                  label: c[0].toUpperCase() + c.slice(1),
+                  num: true,
+                  cell: (r: (typeof runs)[number]) =>
+                    r.counts[c] ?? (
+                      <span className="muted">
+                        <span aria-hidden="true">–</span>
+                        <span className="visually-hidden">none</span>
+                      </span>
+                    ),
+                })),
+              ]}
+            />
           )}
         </>
       )}

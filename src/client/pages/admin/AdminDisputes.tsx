@@ -7,7 +7,7 @@ import { Notice } from '../../components/Notice';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
-import { DisputeLeadCells, DisputeStatusBadge } from '../disputes/DisputeCells';
+import { disputeLeadColumns, DisputeStatusBadge } from '../disputes/DisputeCells';
 import { STATUS_LABEL, TYPE_LABEL, type DisputeStatus } from '../disputes/DisputeFields';
 import { StatusFilter } from './StatusFilter';
 
@@ -63,33 +63,26 @@ export function AdminDisputes() {
       <PagedTable
         list={list}
         empty={<p className="muted empty-state">No disputes here.</p>}
-        label="Disputes table"
+        label="Disputes"
         regionRef={regionRef}
         className="admin-table disputes-table"
+        cardHeading={2}
+        rowKey={(d) => d._id}
         columns={[
-          { label: 'Campaign' },
-          { label: 'Type' },
-          { label: 'Reason' },
-          { label: 'Author' },
-          { label: 'Status' },
-          { label: 'Created' },
-          { label: 'Actions', hidden: true },
-        ]}
-        row={(d) => (
-          <tr key={d._id}>
-            <DisputeLeadCells d={d} />
-            <td className="admin-email">{authorName(d.author)}</td>
-            <td>
-              <DisputeStatusBadge status={d.status} />
-            </td>
-            <td className="date-cell">{formatDateTime(d.createdAt)}</td>
-            <td className="actions-cell">
+          ...disputeLeadColumns<AdminDisputeDto>(),
+          { label: 'Author', wide: true, token: true, className: 'admin-email', cell: (d) => authorName(d.author) },
+          { label: 'Status', cell: (d) => <DisputeStatusBadge status={d.status} /> },
+          { label: 'Created', className: 'date-cell', cell: (d) => formatDateTime(d.createdAt) },
+          {
+            label: 'Actions',
+            actions: true,
+            cell: (d) => (
               <button type="button" className="button button-small button-secondary" aria-label={`Open dispute: ${d.reason}`} onClick={() => open(d)}>
                 Open
               </button>
-            </td>
-          </tr>
-        )}
+            ),
+          },
+        ]}
       />
       {openDispute && (
         <ConfirmDialog

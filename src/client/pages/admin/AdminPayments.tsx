@@ -23,7 +23,7 @@ const amountOf = (p: PaymentProblemDto) => (p.amount === null ? null : `${p.amou
 /**
  * The Payments tab: the payment providers' events that booked nothing because they did not fit
  * their donation (another amount or currency, a refund of more than was paid), newest first, each
- * with why and a link to the donation's receipt.
+ * with why and a link to the donation's receipt; cards below 640 px.
  */
 export function AdminPayments() {
   const list = trpc.donations.paymentProblems.useInfiniteQuery({ limit: PAGE }, { getNextPageParam: nextPageParam });
@@ -37,39 +37,38 @@ export function AdminPayments() {
       <PagedTable
         list={list}
         empty={<p className="muted empty-state">No payment problems.</p>}
-        label="Payment problems table"
+        label="Payment problems"
         className="admin-table payment-problems-table"
+        rowKey={(p) => `${p.provider}:${p.eventId}`}
+        rowProps={(p) => ({ 'data-event': p.eventId })}
         columns={[
-          { label: 'Received' },
-          { label: 'Provider' },
-          { label: 'Event' },
-          { label: 'Problem' },
-          { label: 'Amount', num: true },
-          { label: 'Donation' },
-        ]}
-        row={(p) => (
-          <tr key={`${p.provider}:${p.eventId}`} data-event={p.eventId}>
-            <th scope="row" className="date-cell">
-              {formatDateTime(p.receivedAt)}
-            </th>
-            <td>{PROVIDER_LABEL[p.provider] ?? p.provider}</td>
-            <td className="problem-event">
-              {EVENT_LABEL[p.type] ?? p.type}
-              <span className="problem-event-id">{p.eventId}</span>
-            </td>
-            <td className="problem-text">{p.problem}</td>
-            <td className="num">{amountOf(p) ?? <span className="muted">None</span>}</td>
-            <td>
-              {p.donationId ? (
+          { label: 'Received', head: true, headLabel: true, className: 'date-cell', cell: (p) => formatDateTime(p.receivedAt) },
+          { label: 'Provider', cell: (p) => PROVIDER_LABEL[p.provider] ?? p.provider },
+          {
+            label: 'Event',
+            wide: true,
+            className: 'problem-event',
+            cell: (p) => (
+              <>
+                {EVENT_LABEL[p.type] ?? p.type}
+                <span className="problem-event-id">{p.eventId}</span>
+              </>
+            ),
+          },
+          { label: 'Problem', wide: true, className: 'problem-text', cell: (p) => p.problem },
+          { label: 'Amount', num: true, cell: (p) => amountOf(p) ?? <span className="muted">None</span> },
+          {
+            label: 'Donation',
+            cell: (p) =>
+              p.donationId ? (
                 <Link to={`/donations/${encodeURIComponent(p.donationId)}`}>
                   Receipt<span className="visually-hidden"> of the donation {p.donationId}</span>
                 </Link>
               ) : (
                 <span className="muted">None</span>
-              )}
-            </td>
-          </tr>
-        )}
+              ),
+          },
+        ]}
       />
     </div>
   );

@@ -25,7 +25,10 @@ export const DEFAULT_REJECT_REASON = 'not eligible';
 
 type Decision = { kind: 'approve' | 'reject'; payout: AdminPayoutDto };
 
-/** The Payouts tab: payouts by status (pending first), Approve (optional batch id) and Reject (a reason). */
+/** The id of a disputed payout's note, which its disabled Approve button points to. */
+const disputedNoteId = (p: AdminPayoutDto) => `payout-${p._id}-disputed`;
+
+/** The Payouts tab: payouts by status (pending first), Approve (optional batch id) and Reject (a reason); cards below 640 px. */
 export function AdminPayouts() {
   const filterId = useId();
   const [filter, setFilter] = useState<Filter>('pending');
@@ -87,60 +90,59 @@ export function AdminPayouts() {
       <PagedTable
         list={list}
         empty={<p className="muted empty-state">No payouts here.</p>}
-        label="Payouts table"
+        label="Payouts"
         regionRef={regionRef}
         className="admin-table admin-payouts-table"
+        cardHeading={2}
+        rowKey={(p) => p._id}
+        rowProps={(p) => ({ 'data-payout': p._id })}
         columns={[
-          { label: 'Campaign' },
-          { label: 'Recipient' },
-          { label: 'Gross', num: true },
-          { label: 'Fee', num: true },
-          { label: 'Net', num: true },
-          { label: 'Requested' },
-          { label: 'Status' },
-          { label: 'Actions', hidden: true },
-        ]}
-        row={(p) => {
-          const noteId = `payout-${p._id}-disputed`;
-          return (
-            <tr key={p._id} data-payout={p._id}>
-              <th scope="row" className="admin-campaign">
-                <Link to={`/campaigns/${encodeURIComponent(p.campaign._id)}`}>{p.campaign.title}</Link>
-              </th>
-              <td className="admin-email">{p.recipientPaypalEmail}</td>
-              <td className="num">{formatMoney(p.gross, p.currency)}</td>
-              <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
-              <td className="num">{formatMoney(p.net, p.currency)}</td>
-              <td className="date-cell">{formatDateTime(p.createdAt)}</td>
-              <td>
+          {
+            label: 'Campaign',
+            head: true,
+            className: 'admin-campaign',
+            cell: (p) => <Link to={`/campaigns/${encodeURIComponent(p.campaign._id)}`}>{p.campaign.title}</Link>,
+          },
+          { label: 'Recipient', wide: true, token: true, className: 'admin-email', cell: (p) => p.recipientPaypalEmail },
+          { label: 'Gross', num: true, cell: (p) => formatMoney(p.gross, p.currency) },
+          { label: 'Fee', num: true, cell: (p) => formatMoney(p.platformFee, p.currency) },
+          { label: 'Net', num: true, cell: (p) => formatMoney(p.net, p.currency) },
+          { label: 'Requested', className: 'date-cell', cell: (p) => formatDateTime(p.createdAt) },
+          {
+            label: 'Status',
+            cell: (p) => (
+              <>
                 <PayoutStatusBadge status={p.status} />
                 {p.disputed && (
-                  <span id={noteId} className="disputed-badge">
+                  <span id={disputedNoteId(p)} className="disputed-badge">
                     {M.payoutDisputed}
                   </span>
                 )}
-              </td>
-              <td className="actions-cell">
-                {p.status === 'pending' && (
-                  <>
-                    <button
-                      type="button"
-                      className="button button-small"
-                      disabled={p.disputed}
-                      aria-describedby={p.disputed ? noteId : undefined}
-                      onClick={() => open('approve', p)}
-                    >
-                      Approve
-                    </button>
-                    <button type="button" className="button button-small button-secondary" onClick={() => open('reject', p)}>
-                      Reject
-                    </button>
-                  </>
-                )}
-              </td>
-            </tr>
-          );
-        }}
+              </>
+            ),
+          },
+          {
+            label: 'Actions',
+            actions: true,
+            cell: (p) =>
+              p.status === 'pending' ? (
+                <>
+                  <button
+                    type="button"
+                    className="button button-small"
+                    disabled={p.disputed}
+                    aria-describedby={p.disputed ? disputedNoteId(p) : undefined}
+                    onClick={() => open('approve', p)}
+                  >
+                    Approve
+                  </button>
+                  <button type="button" className="button button-small button-secondary" onClick={() => open('reject', p)}>
+                    Reject
+                  </button>
+                </>
+              ) : null,
+          },
+        ]}
       />
       {decision && (
         <ConfirmDialog

@@ -4,6 +4,7 @@ import { StoreTokenInput } from '../../../shared/schemas/admin';
 import { Field } from '../../components/Field';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { DataTable } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
@@ -93,26 +94,16 @@ export function AdminTokens() {
       ) : tokens.data.length === 0 ? (
         <p className="muted">No tokens stored yet.</p>
       ) : (
-        <section className="table-wrap" aria-label="Stored tokens table" tabIndex={0}>
-          <table className="table admin-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.name}>
-                  <th scope="row" className="token-name">
-                    {t.name}
-                  </th>
-                  <td className="date-cell">{formatDateTime(t.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <DataTable
+          items={tokens.data}
+          label="Stored tokens"
+          className="admin-table"
+          rowKey={(t) => t.name}
+          columns={[
+            { label: 'Name', head: true, token: true, className: 'token-name', cell: (t) => t.name },
+            { label: 'Created', className: 'date-cell', cell: (t) => formatDateTime(t.createdAt) },
+          ]}
+        />
       )}
     </div>
   );

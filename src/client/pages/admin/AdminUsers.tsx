@@ -6,6 +6,7 @@ import { useSession } from '../../auth/useSession';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Loading } from '../../components/Loading';
 import { Notice } from '../../components/Notice';
+import { DataTable } from '../../components/PagedTable';
 import { formatDate, formatDateTime } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
@@ -22,7 +23,7 @@ const ROLES: { id: Role; label: string }[] = [
 
 const displayName = (u: Pick<AdminUserDto, 'name' | 'username' | 'email'>) => u.name || u.username || u.email;
 
-/** The Users tab: debounced search, role filter, Clear, the count, the table; grant/revoke admin; one user's change history. */
+/** The Users tab: debounced search, role filter, Clear, the count, the table (cards below 640 px); grant/revoke admin; one user's change history. */
 export function AdminUsers() {
   const searchId = useId();
   const roleId = useId();
@@ -141,67 +142,67 @@ export function AdminUsers() {
             {data.total === 1 ? '1 user' : `${data.total} users`}
           </p>
           {data.items.length > 0 && (
-            <section className="table-wrap" aria-label="Users table" tabIndex={0} aria-busy={users.isFetching}>
-              <table className="table admin-table admin-users-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Phone</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Joined</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((u) => {
-                    const self = me?._id === u._id;
-                    return (
-                      <tr key={u._id} aria-current={selected?._id === u._id ? 'true' : undefined}>
-                        <th scope="row" className="admin-user-name">
-                          {u.name || <span className="muted">No name</span>}
-                          {u.username && <span className="admin-username">@{u.username}</span>}
-                        </th>
-                        <td className="admin-email">{u.email}</td>
-                        <td className="admin-phone">{u.phone ?? ''}</td>
-                        <td>
-                          <span className={u.role === 'admin' ? 'status-badge role-admin' : 'status-badge'}>{u.role === 'admin' ? 'Admin' : 'User'}</span>
-                        </td>
-                        <td className="date-cell">{formatDate(u.createdAt)}</td>
-                        <td className="actions-cell">
-                          <button
-                            type="button"
-                            className="button button-small button-secondary"
-                            aria-label={`View history of ${displayName(u)}`}
-                            onClick={() => setSelected(u)}
-                          >
-                            View history
-                          </button>
-                          {self ? (
-                            <span className="muted admin-you">You</span>
-                          ) : (
-                            <button
-                              type="button"
-                              className="button button-small button-secondary"
-                              aria-label={u.isAdmin ? `Revoke admin from ${displayName(u)}` : `Make ${displayName(u)} an admin`}
-                              onClick={() => {
-                                setAdmin.reset();
-                                setDone(null);
-                                setChange(u);
-                              }}
-                            >
-                              {u.isAdmin ? 'Revoke admin' : 'Make admin'}
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </section>
+            <DataTable
+              items={data.items}
+              label="Users"
+              className="admin-table admin-users-table"
+              cardHeading={2}
+              busy={users.isFetching}
+              rowKey={(u) => u._id}
+              rowProps={(u) => ({ 'aria-current': selected?._id === u._id ? 'true' : undefined })}
+              columns={[
+                {
+                  label: 'Name',
+                  head: true,
+                  className: 'admin-user-name',
+                  cell: (u) => (
+                    <>
+                      {u.name || <span className="muted">No name</span>}
+                      {u.username && <span className="admin-username">@{u.username}</span>}
+                    </>
+                  ),
+                },
+                { label: 'Email', wide: true, token: true, className: 'admin-email', cell: (u) => u.email },
+                { label: 'Phone', wide: true, className: 'admin-phone', cell: (u) => u.phone ?? '', skip: (u) => !u.phone },
+                {
+                  label: 'Role',
+                  cell: (u) => <span className={u.role === 'admin' ? 'status-badge role-admin' : 'status-badge'}>{u.role === 'admin' ? 'Admin' : 'User'}</span>,
+                },
+                { label: 'Joined', className: 'date-cell', cell: (u) => formatDate(u.createdAt) },
+                {
+                  label: 'Actions',
+                  actions: true,
+                  cell: (u) => (
+                    <>
+                      <button
+                        type="button"
+                        className="button button-small button-secondary"
+                        aria-label={`View history of ${displayName(u)}`}
+                        onClick={() => setSelected(u)}
+                      >
+                        View history
+                      </button>
+                      {me?._id === u._id ? (
+                        <span className="muted admin-you">You</span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="button button-small button-secondary"
+                          aria-label={u.isAdmin ? `Revoke admin from ${displayName(u)}` : `Make ${displayName(u)} an admin`}
+                          onClick={() => {
+                            setAdmin.reset();
+                            setDone(null);
+                            setChange(u);
+                          }}
+                        >
+                          {u.isAdmin ? 'Revoke admin' : 'Make admin'}
+                        </button>
+                      )}
+                    </>
+                  ),
+                },
+              ]}
+            />
           )}
           {pages > 1 && (
             <nav className="pager" aria-label="Users pages">
@@ -264,30 +265,27 @@ function UserHistory({ user, headingRef, onClose }: { user: AdminUserDto; headin
         <p className="muted">No changes recorded.</p>
       ) : (
         <>
-          <section className="table-wrap" aria-label="Change history table" tabIndex={0}>
-            <table className="table admin-table admin-history-table">
-              <thead>
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Fields</th>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((h) => (
-                  <tr key={h._id}>
-                    <th scope="row">{h.modelName}</th>
-                    <td>{ACTION_LABEL[h.action]}</td>
-                    <td className="history-fields">{h.fields.length ? h.fields.join(', ') : <span className="muted">None</span>}</td>
-                    <td className="date-cell">{formatDateTime(h.createdAt)}</td>
-                    <td>{h.actor ? h.actor.name || h.actor.username || h.actor._id : <span className="muted">System</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+          <DataTable
+            items={items}
+            label="Change history"
+            className="admin-table admin-history-table"
+            cardHeading={3}
+            rowKey={(h) => h._id}
+            columns={[
+              { label: 'Model', head: true, cell: (h) => h.modelName },
+              { label: 'Action', cell: (h) => ACTION_LABEL[h.action] },
+              {
+                label: 'Fields',
+                wide: true,
+                // field names are identifiers (recipientPaypalEmail): they may break anywhere
+                token: true,
+                className: 'history-fields',
+                cell: (h) => (h.fields.length ? h.fields.join(', ') : <span className="muted">None</span>),
+              },
+              { label: 'When', className: 'date-cell', cell: (h) => formatDateTime(h.createdAt) },
+              { label: 'Who', cell: (h) => (h.actor ? h.actor.name || h.actor.username || h.actor._id : <span className="muted">System</span>) },
+            ]}
+          />
           {history.hasNextPage && (
             <div className="load-more">
               <button type="button" className="button button-secondary" disabled={history.isFetchingNextPage} onClick={() => void history.fetchNextPage()}>

@@ -13,7 +13,7 @@ const PAGE = 20;
 /**
  * The owner's (or an admin's) Donations section of a campaign: donor, amount, status, date and
  * monthly of each donation that moved money, newest first, with Load more, a Refund (confirmed)
- * for those that stand, and the whole list as CSV.
+ * for those that stand, and the whole list as CSV. Cards below 640 px.
  */
 export function CampaignDonations({ campaignId }: { campaignId: string }) {
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -23,6 +23,8 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
   const [refundedIds, setRefundedIds] = useState<readonly string[]>([]);
   const list = trpc.donations.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
   const items = pagedItems(list);
+  /** A row as shown: Refunded at once when refunded here. */
+  const shown = (row: CampaignDonationDto) => (refundedIds.includes(row._id) ? { ...row, status: 'refunded' as const } : row);
   const csvUrl = `/api/campaigns/${encodeURIComponent(campaignId)}/donations?format=csv`;
 
   return (
@@ -38,56 +40,56 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
         )}
       </div>
       <Notice kind="success">{refunded}</Notice>
-      <PagedTable
+      <PagedTable<CampaignDonationDto>
         list={list}
         empty={<p className="muted">No donations yet.</p>}
-        label="Donations table"
+        label="Donations"
         className="donations-table"
+        rowKey={(d) => d._id}
         columns={[
-          { label: 'Donor' },
-          { label: 'Amount', num: true },
-          { label: 'Status' },
-          { label: 'Date' },
-          { label: 'Monthly' },
-          { label: 'Actions', hidden: true },
+          { label: 'Donor', head: true, className: 'donor-cell', cell: (d) => d.donor },
+          { label: 'Amount', num: true, cell: (d) => formatMoney(d.amount, d.currency) },
+          {
+            label: 'Status',
+            cell: (row) => {
+              const d = shown(row);
+              return (
+                <>
+                  <DonationStatusBadge status={d.status} />
+                  {d.chargeback === 'open' ? (
+                    <span className="cell-note">Disputed by the donor’s bank: held</span>
+                  ) : d.status === 'succeeded' && d.refunded > 0 ? (
+                    <span className="cell-note">Refunded {formatMoney(d.refunded, d.currency)}</span>
+                  ) : null}
+                </>
+              );
+            },
+          },
+          { label: 'Date', className: 'date-cell', cell: (d) => formatDateTime(d.date) },
+          { label: 'Monthly', cell: (d) => (d.monthly ? 'Yes' : 'No') },
+          {
+            label: 'Actions',
+            actions: true,
+            cell: (row) => {
+              const d = shown(row);
+              if (d.status !== 'succeeded' || d.chargeback === 'open') return null;
+              const amount = formatMoney(d.amount, d.currency);
+              return (
+                <button
+                  type="button"
+                  className="button button-small button-secondary"
+                  aria-label={`Refund ${amount} from ${d.donor}`}
+                  onClick={() => {
+                    setRefunded(null);
+                    setRefunding(d);
+                  }}
+                >
+                  Refund
+                </button>
+              );
+            },
+          },
         ]}
-        row={(row) => {
-          const d = refundedIds.includes(row._id) ? { ...row, status: 'refunded' as const } : row;
-          const amount = formatMoney(d.amount, d.currency);
-          return (
-            <tr key={d._id}>
-              <th scope="row" className="donor-cell">
-                {d.donor}
-              </th>
-              <td className="num">{amount}</td>
-              <td>
-                <DonationStatusBadge status={d.status} />
-                {d.chargeback === 'open' ? (
-                  <span className="cell-note">Disputed by the donor’s bank: held</span>
-                ) : d.status === 'succeeded' && d.refunded > 0 ? (
-                  <span className="cell-note">Refunded {formatMoney(d.refunded, d.currency)}</span>
-                ) : null}
-              </td>
-              <td className="date-cell">{formatDateTime(d.date)}</td>
-              <td>{d.monthly ? 'Yes' : 'No'}</td>
-              <td className="actions-cell">
-                {d.status === 'succeeded' && d.chargeback !== 'open' && (
-                  <button
-                    type="button"
-                    className="button button-small button-secondary"
-                    aria-label={`Refund ${amount} from ${d.donor}`}
-                    onClick={() => {
-                      setRefunded(null);
-                      setRefunding(d);
-                    }}
-                  >
-                    Refund
-                  </button>
-                )}
-              </td>
-            </tr>
-          );
-        }}
       />
       {refunding && (
         <RefundDialog

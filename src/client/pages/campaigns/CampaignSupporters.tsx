@@ -28,18 +28,14 @@ export function CampaignSupporters({ campaignId }: { campaignId: string }) {
         list={list}
         empty={<p className="muted">No supporters yet.</p>}
         intro={<p className="muted section-note">Guests’ addresses are shown masked; members are shown by name.</p>}
-        label="Supporters table"
+        label="Supporters"
         className="supporters-table"
-        columns={[{ label: 'Name' }, { label: 'Email' }, { label: 'Confirmed' }]}
-        row={(s, i) => (
-          <tr key={`${s.confirmedAt.getTime()}-${i}`}>
-            <th scope="row" className="supporter-cell">
-              {s.name}
-            </th>
-            <td className="email-cell">{s.email ?? <span className="muted">not shown</span>}</td>
-            <td className="date-cell">{formatDateTime(s.confirmedAt)}</td>
-          </tr>
-        )}
+        rowKey={(s, i) => `${s.confirmedAt.getTime()}-${i}`}
+        columns={[
+          { label: 'Name', head: true, className: 'supporter-cell', cell: (s) => s.name },
+          { label: 'Email', wide: true, token: true, className: 'email-cell', cell: (s) => s.email ?? <span className="muted">not shown</span> },
+          { label: 'Confirmed', className: 'date-cell', cell: (s) => formatDateTime(s.confirmedAt) },
+        ]}
       />
     </section>
   );

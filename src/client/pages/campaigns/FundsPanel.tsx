@@ -308,6 +308,15 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
 }
 
 function PayoutHistory({ campaignId, isHeld }: { campaignId: string; isHeld: (payoutId: string) => boolean }) {
+  /** Why a payout is where it is: the rejection's reason, when it was paid, or that a dispute holds it. */
+  const noteOf = (p: PayoutDto) =>
+    p.status === 'rejected'
+      ? (p.rejectReason ?? DEFAULT_REJECTION_REASON)
+      : p.status === 'paid' && p.decidedAt
+        ? `Paid ${formatDateTime(p.decidedAt)}`
+        : p.status === 'pending' && isHeld(p._id)
+          ? 'On hold: disputed'
+          : '';
   const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
   const headingId = useId();
   return (
@@ -318,36 +327,16 @@ function PayoutHistory({ campaignId, isHeld }: { campaignId: string; isHeld: (pa
         empty={<p className="muted">No payouts yet.</p>}
         labelledBy={headingId}
         className="payouts-table"
+        cardHeading={4}
+        rowKey={(p) => p._id}
         columns={[
-          { label: 'Requested' },
-          { label: 'Status' },
-          { label: 'Gross', num: true },
-          { label: 'Fee', num: true },
-          { label: 'Net', num: true },
-          { label: 'Note' },
+          { label: 'Requested', head: true, headLabel: true, className: 'date-cell', cell: (p) => formatDateTime(p.createdAt) },
+          { label: 'Status', cell: (p) => <PayoutStatusBadge status={p.status} /> },
+          { label: 'Gross', num: true, cell: (p) => formatMoney(p.gross, p.currency) },
+          { label: 'Fee', num: true, cell: (p) => formatMoney(p.platformFee, p.currency) },
+          { label: 'Net', num: true, cell: (p) => formatMoney(p.net, p.currency) },
+          { label: 'Note', wide: true, className: 'payout-note', cell: (p) => noteOf(p), skip: (p) => !noteOf(p) },
         ]}
-        row={(p) => (
-          <tr key={p._id}>
-            <th scope="row" className="date-cell">
-              {formatDateTime(p.createdAt)}
-            </th>
-            <td>
-              <PayoutStatusBadge status={p.status} />
-            </td>
-            <td className="num">{formatMoney(p.gross, p.currency)}</td>
-            <td className="num">{formatMoney(p.platformFee, p.currency)}</td>
-            <td className="num">{formatMoney(p.net, p.currency)}</td>
-            <td className="payout-note">
-              {p.status === 'rejected'
-                ? (p.rejectReason ?? DEFAULT_REJECTION_REASON)
-                : p.status === 'paid' && p.decidedAt
-                  ? `Paid ${formatDateTime(p.decidedAt)}`
-                  : p.status === 'pending' && isHeld(p._id)
-                    ? 'On hold: disputed'
-                    : ''}
-            </td>
-          </tr>
-        )}
       />
     </div>
   );

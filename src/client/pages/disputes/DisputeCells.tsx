@@ -1,6 +1,6 @@
 import { Link } from 'react-router-dom';
 import type { DisputeDto } from '../../../shared/schemas/payouts';
-import { StatusBadge } from '../../components/PagedTable';
+import { StatusBadge, type Column } from '../../components/PagedTable';
 import { STATUS_LABEL, TYPE_LABEL, type DisputeStatus } from './DisputeFields';
 
 /** What my disputes and the admin's show alike of a dispute. */
@@ -10,15 +10,16 @@ export function DisputeStatusBadge({ status }: { status: DisputeStatus }) {
   return <StatusBadge className={`dispute-${status}`} label={STATUS_LABEL[status]} />;
 }
 
-/** A dispute row's first cells: the campaign (the row's header, a link), the type and the reason. */
-export function DisputeLeadCells({ d }: { d: Pick<DisputeDto, 'campaign' | 'type' | 'reason'> }) {
-  return (
-    <>
-      <th scope="row" className="dispute-campaign">
-        <Link to={`/campaigns/${encodeURIComponent(d.campaign._id)}`}>{d.campaign.title}</Link>
-      </th>
-      <td>{TYPE_LABEL[d.type]}</td>
-      <td className="dispute-text">{d.reason}</td>
-    </>
-  );
+/** A dispute row's first columns: the campaign (the row's header, a link; a card's title), the type and the reason. */
+export function disputeLeadColumns<T extends Pick<DisputeDto, 'campaign' | 'type' | 'reason'>>(): Column<T>[] {
+  return [
+    {
+      label: 'Campaign',
+      head: true,
+      className: 'dispute-campaign',
+      cell: (d) => <Link to={`/campaigns/${encodeURIComponent(d.campaign._id)}`}>{d.campaign.title}</Link>,
+    },
+    { label: 'Type', cell: (d) => TYPE_LABEL[d.type] },
+    { label: 'Reason', wide: true, className: 'dispute-text', cell: (d) => d.reason },
+  ];
 }

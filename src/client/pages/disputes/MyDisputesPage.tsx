@@ -1,13 +1,14 @@
 import { Link } from 'react-router-dom';
+import type { DisputeDto } from '../../../shared/schemas/payouts';
 import { nextPageParam, pagedItems, PagedTable } from '../../components/PagedTable';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { formatDateTime } from '../../lib/dates';
 import { trpc } from '../../trpc';
-import { DisputeLeadCells, DisputeStatusBadge } from './DisputeCells';
+import { disputeLeadColumns, DisputeStatusBadge } from './DisputeCells';
 
 const PAGE = 20;
 
-/** /myDisputes (signed in only): my disputes, newest first (type, reason, details, status, created), with Load more. */
+/** /myDisputes (signed in only): my disputes, newest first (type, reason, details, status, created), with Load more; cards below 640 px. */
 export default function MyDisputesPage() {
   usePageTitle('My disputes');
   const list = trpc.disputes.mine.useInfiniteQuery({ limit: PAGE }, { getNextPageParam: nextPageParam });
@@ -21,35 +22,30 @@ export default function MyDisputesPage() {
           Raise a dispute
         </Link>
       </div>
-      <PagedTable
+      <PagedTable<DisputeDto>
         list={list}
         empty={
           <div className="empty-state">
             <p className="muted">You have not raised any disputes.</p>
           </div>
         }
-        label="My disputes table"
+        label="My disputes"
         className="disputes-table"
+        cardHeading={2}
+        rowKey={(d) => d._id}
         columns={[
-          { label: 'Campaign' },
-          { label: 'Type' },
-          { label: 'Reason' },
-          { label: 'Details' },
-          { label: 'Status' },
-          { label: 'Created' },
-          anyNotes && { label: 'Resolution notes' },
+          ...disputeLeadColumns<DisputeDto>(),
+          { label: 'Details', wide: true, className: 'dispute-text prewrap', cell: (d) => d.details || <span className="muted">None</span> },
+          { label: 'Status', cell: (d) => <DisputeStatusBadge status={d.status} /> },
+          { label: 'Created', className: 'date-cell', cell: (d) => formatDateTime(d.createdAt) },
+          anyNotes && {
+            label: 'Resolution notes',
+            wide: true,
+            className: 'dispute-text prewrap',
+            cell: (d) => d.resolutionNotes ?? '',
+            skip: (d) => !d.resolutionNotes,
+          },
         ]}
-        row={(d) => (
-          <tr key={d._id}>
-            <DisputeLeadCells d={d} />
-            <td className="dispute-text prewrap">{d.details || <span className="muted">None</span>}</td>
-            <td>
-              <DisputeStatusBadge status={d.status} />
-            </td>
-            <td className="date-cell">{formatDateTime(d.createdAt)}</td>
-            {anyNotes && <td className="dispute-text prewrap">{d.resolutionNotes ?? ''}</td>}
-          </tr>
-        )}
       />
     </section>
   );
