@@ -310,6 +310,30 @@ describe.each(KINDS)('the preview circle of a draft $one', (k) => {
   });
 });
 
+describe('token lookups', () => {
+  it('are limited per address: past 300 a minute the answer is 429, another address is unaffected', async () => {
+    const limited = await buildTestApp(database, { writeLimits: true });
+    try {
+      const d = (await call(limited, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Limited preview', visibility: 'draft' } })).json() as {
+        _id: string;
+      };
+      const guesser = { ip: freshIp() };
+      const guess = () => call(limited, guesser, { method: 'GET', url: `/api/campaigns/${d._id}`, headers: { 'x-preview-token': 'g'.repeat(43) } });
+      for (let i = 0; i < 300; i++) expect((await guess()).statusCode).toBe(404);
+      const refused = await guess();
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const other = await call(limited, { ip: freshIp() }, { method: 'GET', url: `/api/campaigns/${d._id}`, headers: { 'x-preview-token': 'g'.repeat(43) } });
+      expect(other.statusCode).toBe(404);
+      // each failed guess was counted for the owner
+      const circle = (await call(limited, owner, { method: 'GET', url: `/api/campaigns/${d._id}/circle` })).json();
+      expect(circle.failedLookups).toBe(301);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('a guest who registers later', () => {
   it('keeps their seat and feedback once they verify the invited address', async () => {
     const d = await draft(KINDS[0]);
