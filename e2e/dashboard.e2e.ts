@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AxeResults } from 'axe-core';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../src/shared/messages';
 import { call, signUp, signUpVerified } from '../test/helpers';
 import { countRequests, settle, shoot, signInWithCookie, startHarness, type Harness } from './harness';
+import { axeViolations } from './axe';
 import { pastTheEdge, sideways } from './sideways';
 
 /*
@@ -60,27 +58,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core (WCAG 2.0 A/AA, 2.1 AA, 2.2 AA, as e2e/a11y-pass.ts) at 1280 and 390 px: the violations found, as lines. */
-async function axeViolations(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  await page.evaluate(AXE_SOURCE);
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await settle(page);
-    const result = await page.evaluate(() =>
-      (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<AxeResults> } }).axe.run(document, {
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'] },
-        resultTypes: ['violations'],
-      }),
-    );
-    for (const v of result.violations) found.push(`@${width}px ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  return found;
-}
 
 /** Presses Tab until `target` has the focus (at most `max` times): the keyboard's way to it. */
 async function tabTo(page: Page, target: Locator, max = 60) {

@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AxeResults } from 'axe-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { M } from '../src/shared/messages';
 import { call, lastEmail, PASSWORD, signUp, uniqueEmail } from '../test/helpers';
 import { settle, shootBoth, signInWithCookie, startHarness, type Harness } from './harness';
+import { axeViolations } from './axe';
 
 /*
  * The preview circle through the screens (issue #30): the owner saves a draft and, in its Circle
@@ -40,28 +38,6 @@ async function logIn(page: Page, email: string) {
 function localValue(at: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
-}
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core (WCAG 2.0 A/AA, 2.1 AA, 2.2 AA, as e2e/a11y-pass.ts) at 1280 and 390 px: the violations found, as lines. */
-async function axeViolations(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  // evaluated by the browser's devtools protocol, which the page's Content-Security-Policy does not govern
-  await page.evaluate(AXE_SOURCE);
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await settle(page);
-    const result = await page.evaluate(() =>
-      (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<AxeResults> } }).axe.run(document, {
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'] },
-        resultTypes: ['violations'],
-      }),
-    );
-    for (const v of result.violations) found.push(`@${width}px ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  return found;
 }
 
 const TITLE = 'Glasshouse concerts, a preview for friends';
