@@ -53,6 +53,9 @@ describe('a project from creation to deletion', () => {
     await page.getByLabel('Tags').press(',');
     await page.getByRole('button', { name: 'Publish now' }).click();
     await page.waitForURL(/\/projects\/[0-9a-f-]{36}$/);
+    // created: said once, with the offer to share it
+    await page.getByRole('status').filter({ hasText: 'Project created.' }).waitFor();
+    await page.locator('.share-notice').getByRole('button', { name: 'Share it' }).waitFor();
     const detailUrl = page.url();
     const id = detailUrl.split('/').pop()!;
 

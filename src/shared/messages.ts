@@ -90,7 +90,8 @@ export const M = {
   navLogin: 'Login',
   highlightSecure: 'Secure',
   highlightCoordinated: 'Coordinated',
-  highlightSecureText: 'Give with a receipt every time. A person checks every payout before money leaves, and you can raise a dispute if something looks wrong.',
+  highlightSecureText:
+    'Give with a receipt every time. A person checks every payout before money leaves, and you can raise a dispute if something looks wrong.',
   highlightCoordinatedText: 'Pick the day your campaign happens: people say they are in, and they are reminded the day before.',
   highlightFunded: 'Funded',
   highlightFundedText: 'Collect one-off or monthly gifts, show your backers how it is going with updates, and pay the money out to your PayPal.',
@@ -204,6 +205,7 @@ export const M = {
   createCampaignFailed: 'Failed to create campaign',
   loadCampaignFailed: 'Failed to load campaign',
   campaignCreated: 'Campaign created.',
+  projectCreated: 'Project created.',
   campaignSaved: 'Changes saved.',
   noCampaigns: 'No campaigns found.',
   noProjects: 'No projects found.',

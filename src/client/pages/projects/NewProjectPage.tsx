@@ -5,6 +5,7 @@ import { ItemForm } from '../../components/ItemForm';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { errorMessage } from '../../lib/errors';
 import { trpc } from '../../trpc';
+import { withNotice } from '../campaigns/pageNotice';
 
 /** /projects/new: the campaign form's fields plus target type; on success the new project's page. */
 export default function NewProjectPage() {
@@ -15,7 +16,7 @@ export default function NewProjectPage() {
     onSuccess(project) {
       utils.projects.get.setData({ id: project._id }, project);
       void utils.projects.list.reset();
-      void navigate(`/projects/${encodeURIComponent(project._id)}`);
+      void navigate(`/projects/${encodeURIComponent(project._id)}`, { state: withNotice(M.projectCreated) });
     },
   });
   return (

@@ -15,6 +15,7 @@ import { Notice } from '../../components/Notice';
 import { OwnerLink, personName } from '../../components/OwnerLink';
 import { ProjectTeams } from '../../components/ProjectTeams';
 import { ShareButton } from '../../components/ShareButton';
+import { PageNotice, usePageNotice } from '../campaigns/pageNotice';
 import { SuggestedPeopleList } from '../../components/SuggestedPeopleList';
 import { TagPills } from '../../components/TagPills';
 import { usePageTitle } from '../../hooks/usePageTitle';
@@ -64,6 +65,8 @@ function ProjectView({ p }: { p: ProjectDto }) {
   // following and saving open at release (a draft is seen by its owner and its circle)
   const released = p.visibility === 'released';
   const circle = useCircleView('project', p._id, !released, isOwner);
+  // "Project created." from the create form, once, with the offer to share it (#33)
+  const notice = usePageNotice();
   if (circle.state === 'loading') return <Loading />;
   if (circle.state === 'continue')
     return (
@@ -75,6 +78,13 @@ function ProjectView({ p }: { p: ProjectDto }) {
   return (
     <article className="page item-detail">
       <BackLink />
+      <PageNotice text={notice} />
+      {notice === M.projectCreated && released && (
+        <div className="share-notice notice notice-info">
+          <p>Share it: the first people to hear about a project are the ones who join it first.</p>
+          <ShareButton title={p.title} className="button button-small" label="Share it" />
+        </div>
+      )}
       {isOwner && !released && <DraftBanner kind="project" item={p} />}
       {circle.state === 'member' && <CircleBanner releaseAt={p.releaseAt} me={circle.me} />}
       <header className="item-head">
