@@ -1,3 +1,4 @@
+import { STATS_PERIODS, type StatsPeriod } from './schemas/stats';
 import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CATEGORIES, type CampaignSort, type CampaignStatus, type Category, PAGE_SIZE } from './constants';
 
 /**
@@ -69,6 +70,15 @@ export const campaignInput = (id: string) => ({ id });
 
 /** `/projects/:id`: the project (`projects.get`), as its page asks for it. */
 export const projectInput = (id: string) => ({ id });
+
+/** The dashboard's period from its `?days=`: 30, 90 or 365 (30 when missing or another number). */
+export function dashboardDays(value: string | null): StatsPeriod {
+  const n = Number(value);
+  return (STATS_PERIODS as readonly number[]).includes(n) ? (n as StatsPeriod) : 30;
+}
+
+/** The dashboard's stats read (`stats.campaign`), from the campaign's id and the page's `?days=`. */
+export const dashboardStatsInput = (campaignId: string, days: StatsPeriod) => ({ campaignId, days });
 
 /** The id of the element whose text is the first data (a JSON data block: never run as script). */
 export const FIRST_DATA_ID = 'first-data';

@@ -101,6 +101,16 @@ describe('the first data of a page', () => {
     expect(forOwner.answer([['campaigns', 'get'], { input: { id: adult._id }, type: 'query' }])).toMatchObject({ title: 'Grown-up zine' });
   });
 
+  it('carries the campaign and its figures on its owner’s dashboard, and only the session for anyone else', async () => {
+    const c = await createCampaign(owner, { title: 'Dashboard first paint' });
+    const key = (days: number) => [['stats', 'campaign'], { input: { campaignId: c._id, days }, type: 'query' }];
+    const mine = await page(`/campaigns/${c._id}/dashboard?days=90`, { cookie: owner.cookie, ip: owner.ip });
+    expect(mine.answer([['campaigns', 'get'], { input: { id: c._id }, type: 'query' }])).toMatchObject({ _id: c._id });
+    expect(mine.answer(key(90))).toMatchObject({ raised: 0, donors: 0 });
+    const visitor = await page(`/campaigns/${c._id}/dashboard`);
+    expect(visitor.answer(key(30))).toBeUndefined();
+  });
+
   it('carries the newest campaigns of the home page and the first page of the list, for its search', async () => {
     await createCampaign(owner, { title: 'Radio for the estate', tags: ['radio'] });
     const home = await page('/');

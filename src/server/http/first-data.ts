@@ -1,7 +1,16 @@
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import superjson from 'superjson';
-import { campaignFilters, campaignInput, campaignListInput, FIRST_DATA_ID, homeCampaignsInput, projectInput } from '../../shared/first-queries';
+import {
+  campaignFilters,
+  campaignInput,
+  dashboardDays,
+  dashboardStatsInput,
+  campaignListInput,
+  FIRST_DATA_ID,
+  homeCampaignsInput,
+  projectInput,
+} from '../../shared/first-queries';
 import type { AppRouteName } from '../../shared/routes';
 import type { Context } from '../trpc/init';
 import { appRouter } from '../trpc/router';
@@ -31,6 +40,12 @@ const PAGE_READS: Partial<Record<AppRouteName, (h: Helpers, params: Record<strin
   campaigns: (h, _params, search) => h.campaigns.list.prefetchInfinite(campaignListInput(campaignFilters(search))),
   campaign: (h, params) => h.campaigns.get.prefetch(campaignInput(params.id ?? '')),
   project: (h, params) => h.projects.get.prefetch(projectInput(params.id ?? '')),
+  // the owner's dashboard: its campaign and figures arrive with the page, so nothing moves when they come (anyone else's read fails and is left out)
+  dashboard: (h, params, search) =>
+    Promise.all([
+      h.campaigns.get.prefetch(campaignInput(params.id ?? '')),
+      h.stats.campaign.prefetch(dashboardStatsInput(params.id ?? '', dashboardDays(search.get('days')))),
+    ]),
 };
 
 /** The item an item's page read, in the fields its share tags and its cover's preload use. */

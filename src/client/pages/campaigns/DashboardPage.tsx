@@ -1,7 +1,7 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { lazy, Suspense, useId } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
-import { campaignInput } from '../../../shared/first-queries';
+import { campaignInput, dashboardDays, dashboardStatsInput } from '../../../shared/first-queries';
 import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
@@ -22,12 +22,6 @@ import { FundsPanel } from './FundsPanel';
 const DashboardCharts = lazy(() => import('./DashboardCharts'));
 
 const campaignPath = (id: string) => `/campaigns/${encodeURIComponent(id)}`;
-
-/** `?days=` as the page offers it (30 when missing or another number). */
-function periodOf(value: string | null): StatsPeriod {
-  const n = Number(value);
-  return (STATS_PERIODS as readonly number[]).includes(n) ? (n as StatsPeriod) : 30;
-}
 
 /**
  * /campaigns/{id}/dashboard (issue #33): the campaign's owner reads raised, donors, supporters,
@@ -62,8 +56,8 @@ export default function DashboardPage() {
 
 function Dashboard({ c }: { c: CampaignDto }) {
   const [params, setParams] = useSearchParams();
-  const days = periodOf(params.get('days'));
-  const stats = trpc.stats.campaign.useQuery({ campaignId: c._id, days }, { placeholderData: keepPreviousData });
+  const days = dashboardDays(params.get('days'));
+  const stats = trpc.stats.campaign.useQuery(dashboardStatsInput(c._id, days), { placeholderData: keepPreviousData });
   const takesDonations = c.actionMode === 'donation' || c.actionMode === 'both';
   const takesSupport = c.actionMode === 'support' || c.actionMode === 'both';
   const pick = (n: StatsPeriod) => setParams(n === 30 ? {} : { days: String(n) }, { replace: true });
@@ -93,7 +87,7 @@ function Dashboard({ c }: { c: CampaignDto }) {
               <PeriodPicker days={days} onPick={pick} busy={stats.isFetching} />
             </div>
             <p className="muted">Days are UTC days (they start at midnight UTC), today’s included.</p>
-            <Suspense fallback={<Loading label="Loading the charts" />}>
+            <Suspense fallback={<ChartsPlaceholder />}>
               <DashboardCharts stats={stats.data} />
             </Suspense>
           </section>
@@ -179,5 +173,19 @@ function RecentActivity({ items, currency }: { items: StatsActivityDto[]; curren
         </ol>
       )}
     </section>
+  );
+}
+
+/** Where the charts will be, at their size, while their code loads: nothing below them moves when they come. */
+function ChartsPlaceholder() {
+  return (
+    <div className="dashboard-charts">
+      <p className="visually-hidden" role="status">
+        Loading the charts
+      </p>
+      {[0, 1, 2].map((i) => (
+        <div key={i} className="card chart-figure chart-placeholder" aria-hidden="true" />
+      ))}
+    </div>
   );
 }
