@@ -76,3 +76,7 @@ export const PREVIEW_LINK_DAYS = { min: 1, max: 90, default: 7 } as const;
 export const PREVIEW_COOKIE = 'kindling_preview';
 /** The header an API client sends a preview token in. */
 export const PREVIEW_HEADER = 'x-preview-token';
+
+/** The periods the creator's dashboard offers, in days (the last N UTC days, today included). Here, not in schemas/stats.ts: the page's first-data input reads it, and zod stays out of the first page's script. */
+export const STATS_PERIODS = [30, 90, 365] as const;
+export type StatsPeriod = (typeof STATS_PERIODS)[number];

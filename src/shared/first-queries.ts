@@ -1,4 +1,4 @@
-import { STATS_PERIODS, type StatsPeriod } from './schemas/stats';
+import { STATS_PERIODS, type StatsPeriod } from './constants';
 import { CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CATEGORIES, type CampaignSort, type CampaignStatus, type Category, PAGE_SIZE } from './constants';
 
 /**

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { CURRENCIES } from '../constants';
+import { CURRENCIES, STATS_PERIODS, type StatsPeriod } from '../constants';
 import { M } from '../messages';
 
-/** The periods the creator's dashboard offers, in days (the last N UTC days, today included). */
-export const STATS_PERIODS = [30, 90, 365] as const;
-export type StatsPeriod = (typeof STATS_PERIODS)[number];
+export { STATS_PERIODS, type StatsPeriod };
 
 /** `days=30|90|365` (30 when left out): a number on the tRPC door, a string in a query string. */
 export const StatsDays = z.coerce
