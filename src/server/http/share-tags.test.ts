@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../shared/messages';
 import { buildApp } from '../app';
 import { projectRoot } from './client-app';
-import { escapeHtml, fillShareSlot, itemShareTags, shareSlot, shortText } from './share-tags';
+import { escapeHtml } from '../lib/html';
+import { fillShareSlot, itemShareTags, shareSlot, shortText } from './share-tags';
 import { call, login, openTestDatabase, register, testConfig, uploadImages, verifyEmail, type Client } from '../../../test/helpers';
 
 /*

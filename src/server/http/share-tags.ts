@@ -1,4 +1,5 @@
 import { M } from '../../shared/messages';
+import { escapeHtml } from '../lib/html';
 
 /**
  * The share tags of a campaign's or project's page (issue #30): what a link preview (a chat app,
@@ -37,11 +38,6 @@ export interface SharedItem {
 
 /** How many characters of the description the share tags carry, at most (an ellipsis included). */
 export const SHARE_TEXT_MAX = 200;
-
-/** Text made safe for an HTML attribute value or element content. */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 /**
  * The start of a description as one line of plain text: white space (line breaks, tabs) and

@@ -1,8 +1,7 @@
 import type { Currency } from '../../shared/constants';
 import { formatMoney } from '../../shared/money';
 import type { MailMessage } from './mailer';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../lib/html';
 
 function message(p: { to: string; kind: string; subject: string; lines: string[]; action: string; link: string }): MailMessage {
   return {

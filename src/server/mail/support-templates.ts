@@ -1,6 +1,5 @@
 import type { MailMessage } from './mailer';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../lib/html';
 
 const when = (d: Date) =>
   d.toLocaleString('en-GB', {

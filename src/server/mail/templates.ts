@@ -1,6 +1,5 @@
 import type { MailMessage } from './mailer';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../lib/html';
 
 function linkMessage(p: { to: string; kind: string; subject: string; intro: string; action: string; link: string; outro: string }): MailMessage {
   return {
@@ -47,4 +46,17 @@ export const mailTemplates = {
     subject: 'Your Kindling password was changed',
     text: `The password of your Kindling account was just changed and every other session was signed out.\n\nIf this was not you, reset your password now: ${forgotLink}\n\n— Kindling`,
   }),
+  /** The email of a team invite (accept or decline on the team's page) or of being added directly. */
+  teamMember: (to: string, inviter: string, teamName: string, status: 'invited' | 'active', link: string): MailMessage => {
+    const invited = status === 'invited';
+    return {
+      to,
+      kind: invited ? 'team_invite' : 'team_added',
+      subject: invited ? `${inviter} invited you to the team ${teamName}` : `${inviter} added you to the team ${teamName}`,
+      link,
+      text: invited
+        ? `${inviter} invited you to join the team “${teamName}” on Kindling.\n\nAccept or decline on the team's page: ${link}\n\n— Kindling`
+        : `${inviter} added you to the team “${teamName}” on Kindling.\n\nThe team's page (you can leave it there): ${link}\n\n— Kindling`,
+    };
+  },
 };

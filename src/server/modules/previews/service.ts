@@ -403,8 +403,8 @@ export function createPreviewsService(deps: Deps) {
           role: 'owner',
           needsName: false,
           name: actor.user?.name ?? null,
-          canReadFeedback: true,
-          canWriteFeedback: item.releasedAt === null,
+          canReadFeedback: canReadFeedback(actor, item, null, false),
+          canWriteFeedback: canWriteFeedback(actor, item, null),
           visitsSeen: false,
         };
       }

@@ -6,22 +6,8 @@ import type { Actor } from '../../deps';
 import { blockedEitherWay } from '../../lib/blocks';
 import { conflict, forbidden } from '../../lib/errors';
 import { isOwner, requireUser } from '../../lib/access';
-import type { MailMessage } from '../../mail/mailer';
+import { mailTemplates } from '../../mail/templates';
 import type { Out, TeamsContext } from './context';
-
-/** The email of a team invite (accept or decline on the team's page) or of being added directly. */
-function teamMail(to: string, inviter: string, teamName: string, status: 'invited' | 'active', link: string): MailMessage {
-  const invited = status === 'invited';
-  return {
-    to,
-    kind: invited ? 'team_invite' : 'team_added',
-    subject: invited ? `${inviter} invited you to the team ${teamName}` : `${inviter} added you to the team ${teamName}`,
-    link,
-    text: invited
-      ? `${inviter} invited you to join the team “${teamName}” on Kindling.\n\nAccept or decline on the team's page: ${link}\n\n— Kindling`
-      : `${inviter} added you to the team “${teamName}” on Kindling.\n\nThe team's page (you can leave it there): ${link}\n\n— Kindling`,
-  };
-}
 
 /** Inviting a person into a team. */
 export function teamInvites(ctx: TeamsContext) {
@@ -62,7 +48,10 @@ export function teamInvites(ctx: TeamsContext) {
           await recordMember(tx, 'create', row, ['teamId', 'userId', 'role', 'status'], user.id);
           // the person hears of it: an invite to accept or decline, or that they were added (#33)
           const inviter = user.name || user.username || 'A Kindling member';
-          deliver = await deps.mailer.record(tx, teamMail(person.email, inviter, team.name, input.status, `${deps.config.appUrl}/teams/${team.id}`));
+          deliver = await deps.mailer.record(
+            tx,
+            mailTemplates.teamMember(person.email, inviter, team.name, input.status, `${deps.config.appUrl}/teams/${team.id}`),
+          );
         }
         return memberDto(tx, team.id, team.ownerId, person.id);
       });

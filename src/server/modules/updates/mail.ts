@@ -1,6 +1,5 @@
 import type { MailMessage } from '../../mail/mailer';
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '../../lib/html';
 
 /** The most of an update's text an email carries; the rest is on the campaign's page. */
 export const EMAILED_BODY_MAX = 2000;
