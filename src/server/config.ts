@@ -114,6 +114,39 @@ const ConfigSchema = z.object({
   /** Requests a second one address may send on average (0 turns the budget off), and at once after a quiet spell (CLIENT_LIMIT_DEFAULTS). */
   CLIENT_RATE: z.coerce.number().min(0).max(1_000_000).default(CLIENT_LIMIT_DEFAULTS.rate),
   CLIENT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(CLIENT_LIMIT_DEFAULTS.burst),
+  /** Migrations, the job lock and anything bound to a session go here when DATABASE_URL is a pooler (default: DATABASE_URL). */
+  DIRECT_DATABASE_URL: optionalUrl.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DIRECT_DATABASE_URL must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  /** A read replica for anonymous lists, searches and details (optional). */
+  DATABASE_READ_URL: optionalUrl.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_READ_URL must start with postgres:// or postgresql://')
+      .optional(),
+  ),
+  /** `off` behind a transaction-mode pooler (PgBouncer), which cannot keep prepared statements. */
+  DATABASE_PREPARE: z.enum(['on', 'off']).default('on'),
+  /** After a write, a person's reads stay on the primary this long (read-your-writes with a replica). */
+  READ_AFTER_WRITE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  /** Object storage for uploads (S3 or compatible); S3_BUCKET turns it on, else local disk. */
+  S3_BUCKET: optionalUrl,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: optionalUrl.pipe(z.url().optional()),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  S3_ACCESS_KEY_ID: optionalUrl,
+  S3_SECRET_ACCESS_KEY: optionalUrl,
+  /** The public base address of the bucket's files (a CDN or the bucket); unset: the app serves them. */
+  S3_PUBLIC_URL: optionalUrl.pipe(z.url().optional()),
+  /** `/metrics` (Prometheus) answers only with `Authorization: Bearer <METRICS_TOKEN>`; unset: not served. */
+  METRICS_TOKEN: optionalUrl,
+  /** On SIGTERM: seconds /readyz answers 503 while requests are still served (the balancer stops sending), then the drain. */
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(600).default(5),
+  /** On SIGTERM: seconds requests in flight get to finish after the drain before the process exits anyway. */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(20),
 });
 
 export type Config = {
@@ -154,6 +187,30 @@ export type Config = {
   /** Per-address budget over time (CLIENT_LIMIT_DEFAULTS): requests a second (0: off) and at once. */
   clientRate: number;
   clientBurst: number;
+  /** DIRECT_DATABASE_URL (default: DATABASE_URL): migrations, the job lock, session-bound work. */
+  directDatabaseUrl: string | undefined;
+  /** DATABASE_READ_URL: a replica for anonymous reads (unset: everything on the primary). */
+  databaseReadUrl: string | undefined;
+  /** DATABASE_PREPARE: false behind a transaction-mode pooler. */
+  databasePrepare: boolean;
+  /** READ_AFTER_WRITE_SECONDS in milliseconds. */
+  readAfterWriteMs: number;
+  /** Set when uploads go to object storage (S3_BUCKET). */
+  s3?: {
+    bucket: string;
+    region: string;
+    endpoint?: string;
+    forcePathStyle: boolean;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    /** Base address of the files without a trailing slash; unset: the app serves them from the bucket. */
+    publicUrl?: string;
+  };
+  /** METRICS_TOKEN: /metrics is served only when set. */
+  metricsToken: string | undefined;
+  /** SHUTDOWN_DRAIN_SECONDS and SHUTDOWN_TIMEOUT_SECONDS in milliseconds. */
+  shutdownDrainMs: number;
+  shutdownTimeoutMs: number;
   /** SECRETS_KEY decoded (32 bytes); unset outside production, a key made once into DATA_DIR is used (modules/admin/secrets.ts). */
   secretsKey?: Buffer;
   dev: boolean;
@@ -170,6 +227,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
   const c = parsed.data;
   if (!c.STRIPE_SECRET_KEY !== !c.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('Invalid configuration:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together (or neither, for the test-mode sandbox)');
+  }
+  if ((c.S3_ACCESS_KEY_ID === undefined) !== (c.S3_SECRET_ACCESS_KEY === undefined)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither, for the SDK's own credentials)",
+    );
+  }
+  if (c.DIRECT_DATABASE_URL && !c.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  DIRECT_DATABASE_URL needs DATABASE_URL (the embedded database has no pooler)');
+  }
+  if (c.DATABASE_READ_URL && !c.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
   }
   const secretsKey = parseSecretsKey(c.SECRETS_KEY, c.NODE_ENV);
   const appUrl = (c.APP_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
@@ -204,6 +272,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { dev?: b
     clientRate: c.CLIENT_RATE,
     clientBurst: c.CLIENT_BURST,
     secretsKey,
+    directDatabaseUrl: c.DIRECT_DATABASE_URL ?? c.DATABASE_URL,
+    databaseReadUrl: c.DATABASE_READ_URL,
+    databasePrepare: c.DATABASE_PREPARE === 'on',
+    readAfterWriteMs: c.READ_AFTER_WRITE_SECONDS * 1000,
+    s3: c.S3_BUCKET
+      ? {
+          bucket: c.S3_BUCKET,
+          region: c.S3_REGION,
+          endpoint: c.S3_ENDPOINT,
+          forcePathStyle: c.S3_FORCE_PATH_STYLE === 'true',
+          accessKeyId: c.S3_ACCESS_KEY_ID,
+          secretAccessKey: c.S3_SECRET_ACCESS_KEY,
+          publicUrl: c.S3_PUBLIC_URL?.replace(/\/+$/, ''),
+        }
+      : undefined,
+    metricsToken: c.METRICS_TOKEN,
+    shutdownDrainMs: Math.round(c.SHUTDOWN_DRAIN_SECONDS * 1000),
+    shutdownTimeoutMs: Math.round(c.SHUTDOWN_TIMEOUT_SECONDS * 1000),
     dev: opts.dev ?? false,
   };
 }
