@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import { ensureClientBuilt } from '../src/server/build-client';
 
 /**
- * `npm run lighthouse [-- --runs 3] [--reports DIR]`
+ * `npm run lighthouse [-- --runs 3] [--reports DIR] [--only TEXT]`
  *
  * Lighthouse (mobile preset: a mid-range phone on a slow 4G connection, simulated) against a
  * freshly started production server (src/server/main.ts, NODE_ENV=production) on a freshly
@@ -20,7 +20,9 @@ import { ensureClientBuilt } from '../src/server/build-client';
  * /login, prints a table (Performance, Accessibility, Best Practices, SEO, LCP, CLS) and writes
  * it into docs/benchmarks.md (its own section, replaced on each run). With --runs N each page is
  * measured N times and the run with the median Performance score is kept; --reports DIR also
- * saves each run's full Lighthouse report (JSON, to open in the Lighthouse viewer) there.
+ * saves each run's full Lighthouse report (JSON, to open in the Lighthouse viewer) there; --only
+ * TEXT measures only the pages whose name contains TEXT (say `dashboard`) and leaves the docs as
+ * they are (their table is of every page).
  *
  * The database is a fresh `kindling_lighthouse` on LIGHTHOUSE_DATABASE_URL (else
  * TEST_DATABASE_URL, else DATABASE_URL), dropped at the end; without any of them, PGlite in a
@@ -283,8 +285,9 @@ async function main() {
       ['/login', `${base}/login`],
       ['/campaigns/:id/dashboard (signed in)', `${base}/campaigns/${ownCampaign}/dashboard`, session],
     ];
+    const only = flag(process.argv.slice(2), '--only');
     const rows: Measured[] = [];
-    for (const [page, url, cookie] of pages) {
+    for (const [page, url, cookie] of pages.filter(([name]) => only === undefined || name.includes(only))) {
       const tries: Measured[] = [];
       for (let r = 0; r < runs; r++) {
         console.log(`Measuring ${page}${runs > 1 ? ` (run ${r + 1} of ${runs})` : ''}...`);
@@ -314,8 +317,10 @@ async function main() {
         : 'No audit outside Performance cost points.',
     ].join('\n');
     console.log(`\n${table(rows)}\n`);
-    writeDocs(body);
-    console.log(`Wrote the results to ${path.relative(ROOT, DOCS)}.`);
+    if (only === undefined) {
+      writeDocs(body);
+      console.log(`Wrote the results to ${path.relative(ROOT, DOCS)}.`);
+    }
   } finally {
     await cleanUp();
   }

@@ -2,15 +2,10 @@ import { hydrate, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import superjson from 'superjson';
-import { config as zodConfig } from 'zod';
 import { FIRST_DATA_ID } from '../shared/first-queries';
 import { App, preloadPage } from './App';
 import './styles.css';
 import { queryClient, trpc, trpcClient } from './trpc';
-
-// Zod's faster parsers are compiled with `new Function`, which the app's CSP forbids (no
-// 'unsafe-eval'); without this, zod probes for it and the browser reports a CSP violation.
-zodConfig({ jitless: true });
 
 // The answers the first paint needs (who is signed in, the public page's own data), sent inside
 // the page by the server (src/server/http/first-data.ts): the page renders with them at once

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { PASSWORD_MAX, PASSWORD_MIN, USERNAME_PATTERN } from '../constants';
 import { M } from '../messages';
 import { text } from './common';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { ACTION_MODES, CAMPAIGN_SORTS, CAMPAIGN_STATUSES, CATEGORIES, CURRENCIES, MAX_PAGE_SIZE, PAGE_SIZE, TARGET_TYPES } from '../constants';
 import { M } from '../messages';
 import { IdSchema, TagsSchema, text, toDate } from './common';

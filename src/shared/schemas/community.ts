@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { COMMENT_MAX, FAVORITE_IDS_MAX, FAVORITE_TARGET_TYPES } from '../constants';
 import { M } from '../messages';
 import { CampaignSchema, ListQuery, OwnerSchema } from './campaigns';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { CURRENCIES } from '../constants';
 import { M } from '../messages';
 import { ListQuery } from './campaigns';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /** One run of the scheduled jobs (job_runs), as the admin's Subscription Cron panel shows it. */
 export const JobRunSchema = z.object({

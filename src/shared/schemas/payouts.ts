@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { CURRENCIES, DISPUTE_STATUSES, DISPUTE_TYPES } from '../constants';
 import { M } from '../messages';
 import { EmailSchema } from './auth';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { PREVIEW_LINK_DAYS, PREVIEW_MEMBER_STATES, PREVIEW_ROLES } from '../constants';
 import { M } from '../messages';
 import { IdSchema, text } from './common';

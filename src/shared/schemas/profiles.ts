@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { PROFILE_PAGE_SIZES } from '../constants';
 import { M } from '../messages';
 import { OptionalPhoneSchema, OptionalUsernameSchema } from './auth';

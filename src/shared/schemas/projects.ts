@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { ACTION_MODES, CATEGORIES, CURRENCIES, PROJECT_SORTS, TARGET_TYPES } from '../constants';
 import { M } from '../messages';
 import { CategoryFilter, CreateCampaignInput, ListQuery, OwnerSchema, UpdateCampaignInput, VISIBILITIES } from './campaigns';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { CURRENCIES, STATS_PERIODS, type StatsPeriod } from '../constants';
 import { M } from '../messages';
 

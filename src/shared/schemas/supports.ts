@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { ListQuery } from './campaigns';
 import { EmailSchema, TokenSchema } from './auth';
 

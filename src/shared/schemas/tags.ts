@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { TAG_SUGGESTIONS } from '../constants';
 import { text } from './common';
 

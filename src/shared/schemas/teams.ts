@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { TEAM_MEMBER_STATUSES, TEAM_ROLES } from '../constants';
 import { M } from '../messages';
 import { ListQuery, OwnerSchema } from './campaigns';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /** What a campaign or project image is for: the 16:9 cover or a gallery picture. */
 export const CampaignImageKindSchema = z.enum(['cover', 'gallery'], "kind must be 'cover' or 'gallery'");

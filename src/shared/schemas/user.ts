@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /** The signed-in person's own account: the only place their email and phone appear. */
 export const UserSchema = z.object({
