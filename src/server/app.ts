@@ -42,8 +42,9 @@ import { cronRest } from './jobs/rest';
 import { createJobRunner, type JobRunner } from './jobs/runner';
 import { createPaymentProvider } from './payments';
 import type { PaymentProvider } from './payments/port';
-import { registerUploadsStatic } from './storage/serve';
-import { createLocalStorage, uploadsDir, type Storage } from './storage/storage';
+import { createStorage, isS3Storage } from './storage';
+import { registerUploadsFromBucket, registerUploadsStatic } from './storage/serve';
+import { type Storage, uploadsDir } from './storage/storage';
 import { createServices, type Services } from './services';
 import { trpcPlugin } from './trpc/http';
 import { makeCreateContext } from './trpc/init';
@@ -74,7 +75,7 @@ export interface BuildAppOptions {
   mailer?: Mailer;
   /** The built client to serve (defaults to dist/client). */
   clientDist?: string;
-  /** Where uploads are stored (defaults to local disk under DATA_DIR/uploads). */
+  /** Where uploads are stored (defaults to the settings: the S3 bucket, else local disk under DATA_DIR/uploads). */
   storage?: Storage;
   /** The payment provider (defaults to the configured one: config.stripe, else the sandbox). */
   payments?: PaymentProvider;
@@ -138,7 +139,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log }));
-  const storage = opts.storage ?? createLocalStorage(uploadsDir(config.dataDir));
+  const storage = opts.storage ?? createStorage(config, app.log);
   // the sandbox provider confirms payments through the webhook path: the same service call the route makes
   let receiveWebhook: Services['donations']['receiveWebhook'] | undefined;
   const payments = opts.payments ?? (await createPaymentProvider(config, async (name, body, headers) => void (await receiveWebhook!(name, body, headers))));
@@ -215,14 +216,15 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   );
   // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload
   await app.register(async (api) => paymentWebhooksRest(api, services));
-  // multipart parsing only in the uploads scope; uploaded files served from DATA_DIR/uploads
+  // multipart parsing only in the uploads scope; uploaded files served from DATA_DIR/uploads or the bucket
   // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload
   await app.register(async (api) => uploadsRest(api, services));
   // the document of every route above, and its reference page
   registerApiDocs(app, apiRoutes);
   // a draft's images only through the access rule (issue #30), then the files
   registerDraftImageGate(app, deps);
-  await registerUploadsStatic(app, uploadsDir(config.dataDir));
+  if (isS3Storage(storage)) registerUploadsFromBucket(app, storage, db);
+  else await registerUploadsStatic(app, uploadsDir(config.dataDir));
   registerTrpcUploadLimit(app);
 
   // tRPC's HTTP protocol; reads answered directly, the rest by tRPC's Fastify handler (trpc/http.ts)

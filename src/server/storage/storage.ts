@@ -39,12 +39,15 @@ export const UPLOADS_URL_PREFIX = '/uploads/';
  * `root/.tmp` (same file system), flushed, then renamed into place, so a crash never leaves a
  * half-written file under its final name. (`.tmp` is a dotfile directory: never served.)
  */
-export function createLocalStorage(root: string): Storage & { root: string } {
+export type LocalStorage = Storage & { readonly kind: 'local'; readonly root: string };
+
+export function createLocalStorage(root: string): LocalStorage {
   const tmpDir = path.join(root, '.tmp');
   mkdirSync(tmpDir, { recursive: true });
   const fullPath = (key: string) => path.join(root, ...key.split('/'));
 
   return {
+    kind: 'local',
     root,
     async put(key, data) {
       checkKey(key);

@@ -81,6 +81,7 @@ export async function uploadsRest(app: FastifyInstance, { uploads }: Services): 
     auth: 'required',
     errors: {
       400: 'A file that is not a JPEG, PNG or WebP image, or a broken upload',
+      409: 'The image store (object storage) cannot take files right now; nothing was saved',
       413: 'A file over 10 MiB, too many files, or the account’s space is full',
       415: 'Not a multipart/form-data body',
       429: 'Upload budget spent, or too many uploads waiting (`Retry-After`)',
@@ -109,6 +110,7 @@ export async function uploadsRest(app: FastifyInstance, { uploads }: Services): 
     auth: 'required',
     errors: {
       400: 'Not a JPEG, PNG or WebP image, no file, or a broken upload',
+      409: 'The image store (object storage) cannot take files right now; nothing was saved',
       413: 'A file over 10 MiB, or the account’s space is full',
       415: 'Not a multipart/form-data body',
       429: 'Upload budget spent, or too many uploads waiting (`Retry-After`)',

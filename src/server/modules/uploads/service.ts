@@ -86,18 +86,20 @@ export function createUploadsService(deps: Deps) {
    * neither a file nor a row behind.
    */
   async function storeAll<T>(prepared: Prepared[], commit: (stored: Required<Prepared>[]) => Promise<T>): Promise<T> {
-    const attempted: string[] = [];
+    // only the files whose put succeeded: a put that fails leaves nothing (the storage's promise),
+    // and asking a storage that just failed to delete would log a second line for one failure
+    const storedKeys: string[] = [];
     try {
       for (const p of prepared) {
-        attempted.push(p.key);
         const { url } = await storage.put(p.key, p.data, p.contentType);
+        storedKeys.push(p.key);
         p.url = url;
       }
       return await commit(prepared as Required<Prepared>[]);
     } catch (err) {
-      const results = await Promise.allSettled(attempted.map((key) => storage.delete(key)));
+      const results = await Promise.allSettled(storedKeys.map((key) => storage.delete(key)));
       results.forEach((r, i) => {
-        if (r.status === 'rejected') log.error({ err: r.reason, key: attempted[i] }, 'could not remove an uploaded file after a failed upload');
+        if (r.status === 'rejected') log.error({ err: r.reason, key: storedKeys[i] }, 'could not remove an uploaded file after a failed upload');
       });
       throw err;
     }
