@@ -25,7 +25,12 @@ async function main() {
 
   let database: Awaited<ReturnType<typeof openCheckedDatabase>>;
   try {
-    database = await openCheckedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    database = await openCheckedDatabase({
+      databaseUrl: config.databaseUrl,
+      directDatabaseUrl: config.directDatabaseUrl,
+      prepare: config.databasePrepare,
+      dataDir: config.dataDir,
+    });
   } catch (err) {
     if (err instanceof DatabaseUnavailableError) {
       console.error(err.message);

@@ -44,19 +44,72 @@ export function redactUrl(url: string): string {
  */
 export const APP_CONNECTION_SETTINGS = { jit: 'off', random_page_cost: '1.1' } as const;
 
-export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
+/** The advisory lock key of applying migrations: one process at a time on a database. */
+export const MIGRATION_LOCK_KEY = 7_310_002;
+
+export interface PostgresOptions {
+  /** Connections in the pool (10). */
+  max?: number;
+  /**
+   * Named server-side prepared statements (postgres.js's default: PostgreSQL parses and plans a
+   * statement once per connection). Off behind a transaction-mode pooler (DATABASE_PREPARE=off),
+   * which hands each transaction to any of its server connections: a statement prepared on one
+   * is missing on the next, and pipelined queries then fail or never answer.
+   */
+  prepare?: boolean;
+  /** Where migrations run, under a session-level lock: PostgreSQL itself, never a transaction-mode pooler (default: `url`). */
+  directUrl?: string;
+  /** Send APP_CONNECTION_SETTINGS when connecting (default); PgBouncer refuses a connection that carries them. */
+  sessionSettings?: boolean;
+}
+
+export async function openPostgres(url: string, opts: PostgresOptions = {}): Promise<Database> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
-  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connection: APP_CONNECTION_SETTINGS });
+  const prepare = opts.prepare ?? true;
+  const client = postgres(url, {
+    max: opts.max ?? 10,
+    prepare,
+    onnotice: () => {},
+    connection: (opts.sessionSettings ?? true) ? APP_CONNECTION_SETTINGS : {},
+  });
   const db = drizzle(client, { schema });
   return {
     db: db as unknown as Db,
     kind: 'postgres',
-    describe: `PostgreSQL at ${redactUrl(url)}`,
-    migrate: () => migrate(db, { migrationsFolder }),
+    describe: `PostgreSQL at ${redactUrl(url)}${prepare ? '' : ' (prepared statements off)'}`,
+    migrate: () => migratePostgres(opts.directUrl ?? url),
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * Applies the migrations not applied yet, one process at a time: Drizzle's migrator takes no lock,
+ * so processes starting together each found the same migrations missing and ran them at once
+ * (failing on the objects the other had just made). Here each waits for a session-level advisory
+ * lock on a connection of its own to the direct URL, migrates, and unlocks; the ones that waited
+ * then find nothing left to do. The lock belongs to the session, so it goes with the connection
+ * when the process dies mid-way; and through a transaction-mode pooler it could stay on a server
+ * connection this process no longer has, hence the direct URL.
+ */
+export async function migratePostgres(directUrl: string): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  // one connection: the session holding the lock is the one migrating
+  const client = postgres(directUrl, { max: 1, prepare: false, onnotice: () => {} });
+  try {
+    await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migrate(drizzle(client), { migrationsFolder });
+    const [{ held }] = await client<{ held: boolean }[]>`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}) as held`;
+    if (!held) {
+      throw new DatabaseUnavailableError(
+        `The migration lock was not held by the connection that took it: DIRECT_DATABASE_URL (${postgresLocation(directUrl)}) must reach PostgreSQL itself, not a transaction-mode pooler`,
+      );
+    }
+  } finally {
+    await client.end({ timeout: 5 });
+  }
 }
 
 /** The embedded database's directory is held by another process (`lockDataDir`): the one line to show. */
@@ -187,8 +240,20 @@ export async function openPglite(dataDir: string | undefined, opts: { loadDataDi
   };
 }
 
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+export interface DatabaseOptions {
+  /** PostgreSQL (the app's queries); none: PGlite under dataDir. */
+  databaseUrl?: string;
+  /** PostgreSQL itself for migrations, when databaseUrl is a pooler (default: databaseUrl). */
+  directDatabaseUrl?: string;
+  /** Prepared statements on databaseUrl (default on; off behind a transaction-mode pooler). */
+  prepare?: boolean;
+  dataDir: string;
+}
+
+export async function openDatabase(opts: DatabaseOptions, pg: { sessionSettings?: boolean } = {}): Promise<Database> {
+  if (opts.databaseUrl) {
+    return openPostgres(opts.databaseUrl, { directUrl: opts.directDatabaseUrl, prepare: opts.prepare, sessionSettings: pg.sessionSettings });
+  }
   const dir = path.join(opts.dataDir, 'pg');
   mkdirSync(dir, { recursive: true });
   return openPglite(dir);
@@ -255,25 +320,74 @@ export function connectionFailureCause(err: unknown, url?: string): string {
   return cause;
 }
 
+/** PostgreSQL's answer when a pooler (PgBouncer) is sent a setting at connection it does not pass on. */
+const REFUSED_SETTING = /unsupported startup parameter/i;
+
 /**
  * Opens the configured database and runs one query, so a wrong DATABASE_URL (unreachable
  * server, missing database, bad credentials) or an unusable DATA_DIR fails at start with a
- * one-line DatabaseUnavailableError naming where and why, instead of a stack trace.
+ * one-line DatabaseUnavailableError naming where and why, instead of a stack trace; a
+ * DIRECT_DATABASE_URL of its own is checked the same way.
+ *
+ * A pooler may refuse APP_CONNECTION_SETTINGS (PgBouncer refuses any setting at connection it
+ * does not know) or drop them: the database is then opened without them, and the log's
+ * description says when the connections do not have them, with how to set them on the database.
  */
-export async function openCheckedDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+export async function openCheckedDatabase(opts: DatabaseOptions): Promise<Database> {
   const where = opts.databaseUrl
     ? `Cannot connect to PostgreSQL at ${postgresLocation(opts.databaseUrl)}`
     : `Cannot open the embedded database in ${path.join(path.resolve(opts.dataDir), 'pg')}`;
   let database: Database | undefined;
   try {
     database = await openDatabase(opts);
-    await database.db.execute(sql`select 1`);
-    return database;
+    if (database.kind === 'pglite') {
+      await database.db.execute(sql`select 1`);
+      return database;
+    }
+    let settings: Record<string, string>;
+    try {
+      settings = await sessionSettingsOf(database.db);
+    } catch (err) {
+      if (!REFUSED_SETTING.test(connectionFailureCause(err))) throw err;
+      await database.close();
+      database = await openDatabase(opts, { sessionSettings: false });
+      settings = await sessionSettingsOf(database.db);
+    }
+    const missing = Object.entries(APP_CONNECTION_SETTINGS).filter(([name, value]) => settings[name] !== value);
+    if (missing.length > 0) {
+      const set = missing.map(([name, value]) => `${name} = '${value}'`);
+      database.describe += `; its connections lack ${set.join(' and ')} (a pooler refused or dropped them): set them on the database (${set.map((s) => `ALTER DATABASE ... SET ${s}`).join('; ')})`;
+    }
   } catch (err) {
     await database?.close().catch(() => {});
     if (err instanceof DataDirInUseError) throw new DatabaseUnavailableError(err.message);
     throw new DatabaseUnavailableError(`${where}: ${connectionFailureCause(err, opts.databaseUrl)}`);
   }
+  const direct = opts.directDatabaseUrl;
+  if (direct && direct !== opts.databaseUrl) {
+    const { default: postgres } = await import('postgres');
+    const client = postgres(direct, { max: 1, prepare: false, onnotice: () => {} });
+    try {
+      await client`select 1`;
+    } catch (err) {
+      await database.close().catch(() => {});
+      throw new DatabaseUnavailableError(
+        `Cannot connect to PostgreSQL at ${postgresLocation(direct)} (DIRECT_DATABASE_URL): ${connectionFailureCause(err, direct)}`,
+      );
+    } finally {
+      await client.end({ timeout: 5 }).catch(() => {});
+    }
+  }
+  return database;
+}
+
+/** The values of APP_CONNECTION_SETTINGS a connection of the pool has. */
+async function sessionSettingsOf(db: Db): Promise<Record<string, string>> {
+  const names = Object.keys(APP_CONNECTION_SETTINGS);
+  const rows = rowsOf<{ name: string; setting: string }>(
+    await db.execute(sql`select name, current_setting(name) as setting from unnest(${sql.raw(`array[${names.map((n) => `'${n}'`).join(', ')}]`)}) as name`),
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, r.setting]));
 }
 
 /** Rows of a raw `db.execute(sql...)`: postgres.js gives an array, PGlite an object with `rows`. */
