@@ -8,7 +8,7 @@ import { pastTheEdge, sideways } from './sideways';
 
 /*
  * The creator's dashboard (issue #33): the owner goes from the campaign's page to its dashboard
- * with the keyboard alone, reads the figures, sees the charts (Chart.js, loaded only there), opens
+ * with the keyboard alone, reads the figures, sees the charts (uPlot, loaded only there), opens
  * each chart's table and finds the same numbers, switches the period; axe finds nothing at 1280 and
  * 390 px and the page never scrolls sideways at 320 px. A stranger gets Access denied, a visitor
  * the sign-in page, and a draft of the owner is Not found to others.
@@ -99,19 +99,37 @@ describe('the creator’s dashboard', () => {
     expect(await figure(page, 'Average gift')).toBe('$22.50');
     expect(await figure(page, 'Available')).toBe('$45.00');
 
-    // the charts are drawn (Chart.js came with them), each an image named by what it shows
+    // the charts are drawn (uPlot came with them), each an image named by what it shows
     const perDay = chartFigure(page, 'Money per day');
-    const canvas = perDay.getByRole('img', { name: /^Bar chart of money donated and refunded each day over the last 30 days/ });
-    await canvas.waitFor();
+    const chart = perDay.getByRole('img', { name: /^Bar chart of money donated and refunded each day over the last 30 days/ });
+    await chart.waitFor();
+    const canvas = chart.locator('canvas');
     expect(await canvas.evaluate((c: HTMLCanvasElement) => c.width > 0 && c.height > 0)).toBe(true);
     await expect.poll(() => canvas.evaluate((c: HTMLCanvasElement) => c.toDataURL().length)).toBeGreaterThan(3000);
+    // the legend under the chart says today's money, and the day under the pointer's
+    const legend = chart.locator('.u-legend');
+    const dayLabel = (d: string) =>
+      page.evaluate((date) => new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(date)), d);
+    const legendText = () =>
+      legend.evaluate((el) =>
+        [...el.querySelectorAll('tr')].map((tr) => `${tr.querySelector('.u-label')?.textContent}: ${tr.querySelector('.u-value')?.textContent}`).join(', '),
+      );
+    expect(await legendText()).toContain(`Day: ${await dayLabel(today)}`);
+    expect(await legendText()).toContain('Donated: $57.00');
+    expect(await legendText()).toContain('Refunded: $12.00');
+    const plot = await chart.locator('.u-over').boundingBox();
+    expect(plot).not.toBeNull();
+    await page.mouse.move((plot?.x ?? 0) + 3, (plot?.y ?? 0) + (plot?.height ?? 0) / 2);
+    const firstDay = new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+    await expect.poll(legendText).toContain(`Day: ${await dayLabel(firstDay)}`);
+    expect(await legendText()).toContain('Donated: $0.00');
     expect(await page.getByRole('img', { name: /^Line chart of the total raised/ }).count()).toBe(1);
     expect(await page.getByRole('img', { name: /^Line chart of confirmed supporters/ }).count()).toBe(1);
 
     // the table is in the page for screen readers before it is shown: the same numbers
     const table = perDay.getByRole('region', { name: 'Money per day, as a table' });
     expect(await table.getAttribute('class')).toBe('visually-hidden');
-    expect(await perDay.locator('tbody tr').count()).toBe(30);
+    expect(await table.locator('tbody tr').count()).toBe(30);
     expect(await dayRow(perDay, today)).toEqual(['3', '$57.00', '$12.00', '$45.00']);
     // Show table by keyboard: shown, and in the keyboard's reach when it scrolls
     const show = perDay.locator('button[aria-controls]');
@@ -149,7 +167,7 @@ describe('the creator’s dashboard', () => {
     await radio30.focus();
     await page.keyboard.press('ArrowRight');
     await page.waitForURL(`**/campaigns/${campaignId}/dashboard?days=90`);
-    await expect.poll(() => perDay.locator('tbody tr').count()).toBe(90);
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(90);
     expect(await page.getByRole('radio', { name: '90 days' }).isChecked()).toBe(true);
     expect(await dayRow(perDay, today)).toEqual(['3', '$57.00', '$12.00', '$45.00']);
     expect(await axeViolations(page)).toEqual([]);

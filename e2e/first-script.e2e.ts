@@ -8,8 +8,8 @@ import { startHarness, type Harness } from './harness';
  * What every page's first script holds (issue #33: "the chart's code is not in the first page's
  * script"). The build writes, beside Vite's manifest, the npm packages whose code each chunk holds
  * and how much of it (vite.config.ts, chunkPackages). The first script is the entry chunk and every chunk it imports
- * statically: a page's first paint waits for all of them. Chart.js belongs to the dashboard's
- * charts only, and zod to the forms and the dashboard's own chunks, loaded when first used
+ * statically: a page's first paint waits for all of them. The chart library (uPlot) belongs to the
+ * dashboard's charts only, and zod to the forms' schemas, loaded when a form is first used
  * (b487097 once pulled zod into every page's entry by one import of a constant: 445 -> 529 kB;
  * its CSP setting kept 18 kB of zod's source there until it moved to src/shared/schemas/zod.ts).
  * The global setup of this lane has built the client (dist/client).
@@ -34,12 +34,12 @@ function packagesOf(keys: Iterable<string>): Set<string> {
   return new Set([...keys].flatMap((k) => Object.keys(packages[manifest[k].file] ?? {})));
 }
 
-const HEAVY = ['chart.js', '@kurkle/color', 'zod'];
+const HEAVY = ['uplot', 'zod'];
 
 describe('the first page’s script', () => {
   const entry = Object.keys(manifest).find((k) => manifest[k].isEntry);
 
-  it('holds React and the router but neither Chart.js nor zod', () => {
+  it('holds React and the router but neither the chart library nor zod', () => {
     expect(entry).toBeDefined();
     const first = packagesOf(closure(entry as string));
     // the list is read from the build: the packages every page needs are there
@@ -48,15 +48,20 @@ describe('the first page’s script', () => {
     for (const heavy of HEAVY) expect(first, `${heavy} is in the first page's script`).not.toContain(heavy);
   });
 
-  it('leaves Chart.js to the dashboard’s charts, loaded on that page only', () => {
+  it('leaves the chart library to the dashboard’s charts, loaded after the dashboard’s figures', () => {
+    const page = Object.keys(manifest).find((k) => k.endsWith('src/client/pages/campaigns/DashboardPage.tsx'));
     const charts = Object.keys(manifest).find((k) => k.endsWith('src/client/pages/campaigns/DashboardCharts.tsx'));
     expect(charts, 'the dashboard charts are a chunk of their own').toBeDefined();
-    expect(packagesOf(closure(charts as string))).toContain('chart.js');
-    // no chunk but the charts' own holds Chart.js
+    expect(packagesOf(closure(charts as string))).toContain('uplot');
+    // no chunk but the charts' own holds it
     const holders = Object.entries(packages)
-      .filter(([, pkgs]) => 'chart.js' in pkgs)
+      .filter(([, pkgs]) => 'uplot' in pkgs)
       .map(([file]) => file);
     expect(holders.every((file) => closure(charts as string).has(Object.keys(manifest).find((k) => manifest[k].file === file) ?? ''))).toBe(true);
+    // the dashboard's own script (its figures and the owner's panels) needs neither: the payout form loads its schema when used
+    expect(page).toBeDefined();
+    const dashboard = packagesOf(closure(page as string));
+    for (const heavy of HEAVY) expect(dashboard, `${heavy} is in the dashboard's first script`).not.toContain(heavy);
   });
 });
 

@@ -80,5 +80,16 @@ export function dashboardDays(value: string | null): StatsPeriod {
 /** The dashboard's stats read (`stats.campaign`), from the campaign's id and the page's `?days=`. */
 export const dashboardStatsInput = (campaignId: string, days: StatsPeriod) => ({ campaignId, days });
 
+/**
+ * The owner's panels on the dashboard, as they ask for their first data: the funds
+ * (`payouts.balance`), then the first pages of the payouts, the donations and the supporters
+ * (infinite lists). With these in the page, the dashboard's first render is its whole render,
+ * which React makes in slices (a transition), instead of four more renders as each answer comes.
+ */
+export const fundsInput = (campaignId: string) => ({ campaignId });
+export const campaignPayoutsInput = (campaignId: string) => ({ campaignId, limit: 10 });
+export const campaignDonationsInput = (campaignId: string) => ({ campaignId, limit: 20 });
+export const campaignSupportersInput = (campaignId: string) => ({ campaignId, limit: 20 });
+
 /** The id of the element whose text is the first data (a JSON data block: never run as script). */
 export const FIRST_DATA_ID = 'first-data';

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import superjson from 'superjson';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOME_CAMPAIGNS } from '../../shared/first-queries';
+import { campaignDonationsInput, campaignPayoutsInput, campaignSupportersInput, fundsInput, HOME_CAMPAIGNS } from '../../shared/first-queries';
 import { PAGE_SIZE } from '../../shared/constants';
 import { buildApp } from '../app';
 import { users } from '../db/schema';
@@ -21,6 +21,7 @@ let database: Awaited<ReturnType<typeof openTestDatabase>>;
 let app: FastifyInstance;
 let dist: string;
 let owner: Client & { userId: string };
+let other: Client & { userId: string };
 
 const INDEX = '<!doctype html><html lang="en"><head><title>Kindling</title></head><body><div id="root"></div></body></html>';
 
@@ -55,6 +56,7 @@ beforeAll(async () => {
   await app.ready();
   const email = await register(app, { username: 'first_owner' });
   owner = await login(app, email);
+  other = await login(app, await register(app, { username: 'first_other' }));
 });
 afterAll(async () => {
   await app?.close();
@@ -101,14 +103,26 @@ describe('the first data of a page', () => {
     expect(forOwner.answer([['campaigns', 'get'], { input: { id: adult._id }, type: 'query' }])).toMatchObject({ title: 'Grown-up zine' });
   });
 
-  it('carries the campaign and its figures on its owner’s dashboard, and only the session for anyone else', async () => {
+  it('carries the campaign, its figures and the owner’s panels on its owner’s dashboard, and only the session for anyone else', async () => {
     const c = await createCampaign(owner, { title: 'Dashboard first paint' });
     const key = (days: number) => [['stats', 'campaign'], { input: { campaignId: c._id, days }, type: 'query' }];
+    // the panels' reads, with the inputs the panels ask with
+    const panels = [
+      [['payouts', 'balance'], { input: fundsInput(c._id), type: 'query' }],
+      [['payouts', 'ofCampaign'], { input: campaignPayoutsInput(c._id), type: 'infinite' }],
+      [['donations', 'ofCampaign'], { input: campaignDonationsInput(c._id), type: 'infinite' }],
+      [['supports', 'list'], { input: campaignSupportersInput(c._id), type: 'infinite' }],
+    ];
     const mine = await page(`/campaigns/${c._id}/dashboard?days=90`, { cookie: owner.cookie, ip: owner.ip });
     expect(mine.answer([['campaigns', 'get'], { input: { id: c._id }, type: 'query' }])).toMatchObject({ _id: c._id });
     expect(mine.answer(key(90))).toMatchObject({ raised: 0, donors: 0 });
+    expect(mine.answer(panels[0])).toMatchObject({ available: 0 });
+    for (const list of panels.slice(1)) expect(mine.answer(list), JSON.stringify(list[0])).toMatchObject({ pages: [{ items: [] }], pageParams: [null] });
     const visitor = await page(`/campaigns/${c._id}/dashboard`);
     expect(visitor.answer(key(30))).toBeUndefined();
+    for (const read of panels) expect(visitor.answer(read)).toBeUndefined();
+    const stranger = await page(`/campaigns/${c._id}/dashboard`, { cookie: other.cookie, ip: other.ip });
+    for (const read of [key(30), ...panels]) expect(stranger.answer(read)).toBeUndefined();
   });
 
   it('carries the newest campaigns of the home page and the first page of the list, for its search', async () => {

@@ -4,8 +4,12 @@ import superjson from 'superjson';
 import {
   campaignFilters,
   campaignInput,
+  campaignDonationsInput,
+  campaignPayoutsInput,
+  campaignSupportersInput,
   dashboardDays,
   dashboardStatsInput,
+  fundsInput,
   campaignListInput,
   FIRST_DATA_ID,
   homeCampaignsInput,
@@ -40,11 +44,16 @@ const PAGE_READS: Partial<Record<AppRouteName, (h: Helpers, params: Record<strin
   campaigns: (h, _params, search) => h.campaigns.list.prefetchInfinite(campaignListInput(campaignFilters(search))),
   campaign: (h, params) => h.campaigns.get.prefetch(campaignInput(params.id ?? '')),
   project: (h, params) => h.projects.get.prefetch(projectInput(params.id ?? '')),
-  // the owner's dashboard: its campaign and figures arrive with the page, so nothing moves when they come (anyone else's read fails and is left out)
+  // the owner's dashboard: its campaign, figures and panels arrive with the page, so nothing moves
+  // when they come and the page renders once (anyone else's reads fail and are left out)
   dashboard: (h, params, search) =>
     Promise.all([
       h.campaigns.get.prefetch(campaignInput(params.id ?? '')),
       h.stats.campaign.prefetch(dashboardStatsInput(params.id ?? '', dashboardDays(search.get('days')))),
+      h.payouts.balance.prefetch(fundsInput(params.id ?? '')),
+      h.payouts.ofCampaign.prefetchInfinite(campaignPayoutsInput(params.id ?? '')),
+      h.donations.ofCampaign.prefetchInfinite(campaignDonationsInput(params.id ?? '')),
+      h.supports.list.prefetchInfinite(campaignSupportersInput(params.id ?? '')),
     ]),
 };
 

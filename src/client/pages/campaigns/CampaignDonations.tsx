@@ -1,3 +1,4 @@
+import { campaignDonationsInput } from '../../../shared/first-queries';
 import { useRef, useState } from 'react';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDonationDto } from '../../../shared/schemas/donations';
@@ -7,8 +8,6 @@ import { formatDateTime } from '../../lib/dates';
 import { trpc } from '../../trpc';
 import { RefundDialog } from '../donations/RefundDialog';
 import { DonationStatusBadge } from '../donations/status';
-
-const PAGE = 20;
 
 /**
  * The owner's (or an admin's) Donations section of a campaign: donor, amount, status, date and
@@ -21,7 +20,7 @@ export function CampaignDonations({ campaignId }: { campaignId: string }) {
   const [refunded, setRefunded] = useState<string | null>(null);
   /** Refunded here: their rows read Refunded (and lose the button) in the same render that closes the dialog. */
   const [refundedIds, setRefundedIds] = useState<readonly string[]>([]);
-  const list = trpc.donations.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
+  const list = trpc.donations.ofCampaign.useInfiniteQuery(campaignDonationsInput(campaignId), { getNextPageParam: nextPageParam });
   const items = pagedItems(list);
   /** A row as shown: Refunded at once when refunded here. */
   const shown = (row: CampaignDonationDto) => (refundedIds.includes(row._id) ? { ...row, status: 'refunded' as const } : row);

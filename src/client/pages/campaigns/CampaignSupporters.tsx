@@ -1,8 +1,7 @@
+import { campaignSupportersInput } from '../../../shared/first-queries';
 import { nextPageParam, pagedItems, PagedTable } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/dates';
 import { trpc } from '../../trpc';
-
-const PAGE = 20;
 
 /**
  * The owner's (or an admin's) Supporters section of a campaign that takes supporters: each
@@ -10,7 +9,7 @@ const PAGE = 20;
  * with Load more and the whole list as CSV.
  */
 export function CampaignSupporters({ campaignId }: { campaignId: string }) {
-  const list = trpc.supports.list.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
+  const list = trpc.supports.list.useInfiniteQuery(campaignSupportersInput(campaignId), { getNextPageParam: nextPageParam });
   const items = pagedItems(list);
   const csvUrl = `/api/campaigns/${encodeURIComponent(campaignId)}/supporters?format=csv`;
 

@@ -5,7 +5,8 @@ import { campaignInput, dashboardDays, dashboardStatsInput } from '../../../shar
 import { M } from '../../../shared/messages';
 import { formatMoney } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { STATS_PERIODS, type CampaignStatsDto, type StatsActivityDto, type StatsPeriod } from '../../../shared/schemas/stats';
+import { STATS_PERIODS, type StatsPeriod } from '../../../shared/constants';
+import type { CampaignStatsDto, StatsActivityDto } from '../../../shared/schemas/stats';
 import { useSession } from '../../auth/useSession';
 import { AccessDenied } from '../../components/AccessDenied';
 import { Loading } from '../../components/Loading';

@@ -1,9 +1,10 @@
+import { campaignPayoutsInput, fundsInput } from '../../../shared/first-queries';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { DEFAULT_REJECTION_REASON, type Currency } from '../../../shared/constants';
 import { M } from '../../../shared/messages';
 import { CURRENCY_SYMBOL, formatMoney, toMajor } from '../../../shared/money';
 import type { CampaignDto } from '../../../shared/schemas/campaigns';
-import { PayoutRequestInput, type BalanceDto, type PayoutDto, type PayoutHoldDto } from '../../../shared/schemas/payouts';
+import type { BalanceDto, PayoutDto, PayoutHoldDto } from '../../../shared/schemas/payouts';
 import { useSession } from '../../auth/useSession';
 import { Field, FieldError } from '../../components/Field';
 import { Loading } from '../../components/Loading';
@@ -11,12 +12,11 @@ import { Notice } from '../../components/Notice';
 import { nextPageParam, PagedTable } from '../../components/PagedTable';
 import { formatDate, formatDateTime } from '../../lib/dates';
 import { errorMessage, httpStatus } from '../../lib/errors';
-import { validate, type FieldErrors } from '../../lib/forms';
+import { lazySchema, validateLazy, type FieldErrors } from '../../lib/forms';
 import { newIdempotencyKey } from '../../lib/idempotency';
 import { trpc } from '../../trpc';
 import { PayoutStatusBadge } from '../donations/status';
 
-const PAGE = 10;
 const CONNECTION_LOST = 'The connection was lost before an answer came. Press Request payout again to retry: it will not be requested twice.';
 
 /** Which field a server message is about (the rest are shown as an alert above the button). */
@@ -60,7 +60,7 @@ export function FundsPanel({ campaign, nested = false }: { campaign: Pick<Campai
 }
 
 function Funds({ campaignId, canRequest, nested }: { campaignId: string; canRequest: boolean; nested: boolean }) {
-  const balance = trpc.payouts.balance.useQuery({ campaignId });
+  const balance = trpc.payouts.balance.useQuery(fundsInput(campaignId));
   // ids of its own, so several panels may be on one page
   const headingId = useId();
   const Heading = nested ? 'h3' : 'h2';
@@ -169,6 +169,9 @@ function BalanceFigures({ b }: { b: BalanceDto }) {
   );
 }
 
+// loaded when the form is first used: zod and the schemas stay out of the dashboard's first paint
+const payoutSchema = lazySchema(() => import('../../../shared/schemas/payouts').then((m) => m.PayoutRequestInput));
+
 function PayoutForm({ campaignId, balance }: { campaignId: string; balance: BalanceDto }) {
   const utils = trpc.useUtils();
   const ids = useId();
@@ -179,6 +182,7 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
   const [done, setDone] = useState<PayoutDto | null>(null);
   const [focusFor, setFocusFor] = useState<FieldErrors | null>(null);
   const attempt = useRef<{ key: string; sent: string } | null>(null);
+  const checking = useRef(false);
   const formRef = useRef<HTMLFormElement>(null);
   const submitRef = useRef<HTMLButtonElement>(null);
   const request = trpc.payouts.request.useMutation();
@@ -208,11 +212,14 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
     setFocusFor(next);
   }
 
-  function onSubmit(e: FormEvent<HTMLFormElement>) {
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    if (request.isPending) return;
+    if (request.isPending || checking.current) return;
     setDone(null);
-    const v = validate(PayoutRequestInput, { recipientPaypalEmail: email, amount: amountText });
+    checking.current = true;
+    const v = await validateLazy(payoutSchema, { recipientPaypalEmail: email, amount: amountText });
+    checking.current = false;
+    if (!v) return fail({ form: M.requestFailed });
     const found: FieldErrors = {};
     if (v.errors.recipientPaypalEmail) found.email = v.errors.recipientPaypalEmail;
     if (v.errors.amount || cents === null) found.amount = v.errors.amount ?? M.payoutAmountInvalid;
@@ -248,7 +255,15 @@ function PayoutForm({ campaignId, balance }: { campaignId: string; balance: Bala
   const amountErrorId = `${ids}-amount-error`;
   const previewId = `${ids}-preview`;
   return (
-    <form ref={formRef} className="form payout-form" onSubmit={onSubmit} noValidate aria-labelledby={`${ids}-title`}>
+    <form
+      ref={formRef}
+      className="form payout-form"
+      onSubmit={(e) => void onSubmit(e)}
+      onFocus={payoutSchema.prefetch}
+      onPointerDown={payoutSchema.prefetch}
+      noValidate
+      aria-labelledby={`${ids}-title`}
+    >
       <h3 id={`${ids}-title`}>Request payout</h3>
       <Field
         label="PayPal email"
@@ -317,7 +332,7 @@ function PayoutHistory({ campaignId, isHeld }: { campaignId: string; isHeld: (pa
         : p.status === 'pending' && isHeld(p._id)
           ? 'On hold: disputed'
           : '';
-  const list = trpc.payouts.ofCampaign.useInfiniteQuery({ campaignId, limit: PAGE }, { getNextPageParam: nextPageParam });
+  const list = trpc.payouts.ofCampaign.useInfiniteQuery(campaignPayoutsInput(campaignId), { getNextPageParam: nextPageParam });
   const headingId = useId();
   return (
     <div className="payout-history">
