@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { M } from '../shared/messages';
 import type { Config } from './config';
 import type { Db } from './db/client';
+import { openReplica, registerReadAfterWrite } from './db/replica';
 import type { Deps } from './deps';
 import { registerBuiltClient, registerViteDev } from './http/client-app';
 import { type LimitClock, registerClientLimit } from './http/client-limit';
@@ -81,6 +82,8 @@ export interface BuildAppOptions {
   payments?: PaymentProvider;
   /** The time the per-address limit goes by (defaults to the real one; a test moves its own). */
   clientLimitClock?: LimitClock;
+  /** The read replica (defaults to a pool opened on config.databaseReadUrl when set, closed with the app). */
+  readDb?: Db;
 }
 
 /** The whole HTTP application over a database; main.ts listens, tests use `app.inject`. */
@@ -143,8 +146,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // the sandbox provider confirms payments through the webhook path: the same service call the route makes
   let receiveWebhook: Services['donations']['receiveWebhook'] | undefined;
   const payments = opts.payments ?? (await createPaymentProvider(config, async (name, body, headers) => void (await receiveWebhook!(name, body, headers))));
+  // anonymous list, search and detail reads go to the replica when there is one (db/replica.ts)
+  const replica = !opts.readDb && config.databaseReadUrl ? await openReplica(config.databaseReadUrl, { prepare: config.databasePrepare }) : undefined;
+  if (replica) {
+    app.addHook('onClose', () => replica.close());
+    app.log.info(`read replica: ${replica.describe}`);
+    if (!replica.standby) app.log.warn('DATABASE_READ_URL points at a server that is not a standby (pg_is_in_recovery() is false)');
+  }
+  const readDb = opts.readDb ?? replica?.db;
   const deps: Deps = {
     db,
+    ...(readDb ? { readDb } : {}),
     config,
     mailer,
     limiter: createRateLimiter(db, config.rateLimitPerMinute, { writes: config.writeLimits }),
@@ -190,6 +202,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024, globalDecompression: false });
   await app.register(cookie);
   registerRequestAuth(app, deps);
+  // after the session is read: a caller who just wrote reads the primary (db/replica.ts)
+  if (readDb) registerReadAfterWrite(app, config);
 
   await app.register(
     // biome-ignore lint/nursery/noMisusedPromises: register awaits an async plugin (FastifyPluginAsync); the rule reads its callback overload

@@ -10,6 +10,11 @@ import type { Storage } from './storage/storage';
 /** What every service needs from the outside world; built once per app in app.ts. */
 export interface Deps {
   db: Db;
+  /**
+   * The read replica (DATABASE_READ_URL), unset without one. Only anonymous list, search and
+   * detail reads go there, chosen per caller by `readerFor` (db/replica.ts): never ask it directly.
+   */
+  readDb?: Db;
   config: Config;
   mailer: Mailer;
   limiter: RateLimiter;
@@ -32,6 +37,8 @@ export interface Actor {
    * given for, or from the X-Preview-Token header (`itemId` null: tried on any draft asked for).
    */
   previews?: readonly PreviewPass[];
+  /** The caller wrote within READ_AFTER_WRITE_SECONDS (db/replica.ts): their reads stay on the primary. */
+  wroteRecently?: boolean;
 }
 
 /** A preview token as the caller presents it. */

@@ -3,7 +3,8 @@ import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { M } from '../../shared/messages';
 import type { CreateProjectInput } from '../../shared/schemas/projects';
-import type { Tx } from '../db/client';
+import type { Db, Tx } from '../db/client';
+import { readerFor } from '../db/replica';
 import { circleGrant, recordView } from '../modules/previews/grant';
 import { createReleaseNotices } from '../modules/previews/notices';
 import { type campaigns, type projects, users } from '../db/schema';
@@ -51,8 +52,8 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
     return and(where, itemVisibleSql(viewerOf(actor), table));
   }
 
-  async function rows(actor: Actor, where: SQL): Promise<Row[]> {
-    return (await db
+  async function rows(actor: Actor, where: SQL, runner: Db = db): Promise<Row[]> {
+    return (await runner
       .select(kind.selection(actor.user?.id ?? null))
       .from(table)
       .innerJoin(users, eq(users.id, table.ownerId))
@@ -93,10 +94,14 @@ export function createItemStore<T extends ItemTable, Row, Dto>(deps: Deps, kind:
     return kind.toDto(row);
   }
 
-  /** The item's detail: what `load` answers, and a draft to its circle too (the view counted); 404 otherwise, as `load`. */
+  /**
+   * The item's detail: what `load` answers, and a draft to its circle too (the view counted); 404
+   * otherwise, as `load`. An anonymous caller's detail may come from the replica (db/replica.ts);
+   * a preview circle's grant is always read on the primary.
+   */
   async function show(actor: Actor, id: string): Promise<Dto> {
     if (!isUuid(id)) throw notFound(kind.notFoundText);
-    const [row] = await rows(actor, eq(table.id, id));
+    const [row] = await rows(actor, eq(table.id, id), readerFor(deps, actor));
     if (row) return kind.toDto(row);
     const shown = mayHoldCircleGrant(actor) ? await circleRow(actor, id) : null;
     if (!shown) throw notFound(kind.notFoundText);

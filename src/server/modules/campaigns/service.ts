@@ -12,6 +12,7 @@ import { createItemStore } from '../../lib/item-store';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { isPast } from '../../lib/campaign-access';
+import { readerFor } from '../../db/replica';
 import { coordinationText } from './coordination';
 import { campaignColumns, campaignSelection, createCampaignListQueries, type CampaignListInput, type CampaignRow } from './list-queries';
 
@@ -63,6 +64,9 @@ async function moneyMoved(db: Pick<Deps['db'], 'select'>, campaignId: string): P
 export function createCampaignsService(deps: Deps) {
   const { db } = deps;
   const listQueries = createCampaignListQueries(db);
+  // the replica's own statements and page marks (its generation is read there too)
+  const replicaLists = deps.readDb ? createCampaignListQueries(deps.readDb) : listQueries;
+  const listsFor = (actor: Actor) => (readerFor(deps, actor) === db ? listQueries : replicaLists);
 
   const store = createItemStore(deps, {
     table: campaigns,
@@ -84,14 +88,14 @@ export function createCampaignsService(deps: Deps) {
     async list(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}) {
       const { page, limit } = query;
       if (filter.ownerId !== undefined && !isUuid(filter.ownerId)) return { items: [], total: 0, totalCapped: false, page, limit, nextCursor: null };
-      const { rows, total, totalCapped, nextCursor } = await listQueries.run(actor, query, filter);
+      const { rows, total, totalCapped, nextCursor } = await listsFor(actor).run(actor, query, filter);
       const now = new Date();
       return { items: rows.map((r) => toCampaignDto(r, now)), total, totalCapped, page, limit, nextCursor };
     },
 
     /** A person's campaigns (their profile's tab); 404 when there is no such person. */
     async listOfUser(actor: Actor, userId: string, query: Out<typeof ListQuery>) {
-      const [person] = isUuid(userId) ? await db.select({ id: users.id }).from(users).where(eq(users.id, userId)) : [];
+      const [person] = isUuid(userId) ? await readerFor(deps, actor).select({ id: users.id }).from(users).where(eq(users.id, userId)) : [];
       if (!person) throw notFound(M.userNotFound);
       return service.list(actor, query, { ownerId: userId });
     },
@@ -103,7 +107,7 @@ export function createCampaignsService(deps: Deps) {
     visible: store.load,
 
     /** Resolves when the list's page marks are not being taken (tests wait for them). */
-    pageMarksSettled: () => listQueries.settled(),
+    pageMarksSettled: () => Promise.all([listQueries.settled(), replicaLists.settled()]).then(() => {}),
 
     /** The visible ones among these ids (for favorites), in no particular order. */
     byIds: store.byIds,

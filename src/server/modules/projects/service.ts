@@ -13,6 +13,7 @@ import { assertCategoryAllowed, itemVisibleSql, requireUser, viewerOf, visibilit
 import { createItemStore } from '../../lib/item-store';
 import { afterSortCursor, encodeSortCursor, orderOf, readSortCursor, searchCondition, visibleTotalSql, type SortOrder } from '../../lib/listing';
 import { coordinationText } from '../campaigns/coordination';
+import { readerFor } from '../../db/replica';
 
 type Out<T extends z.ZodType> = z.output<T>;
 
@@ -117,8 +118,9 @@ export function createProjectsService(deps: Deps) {
       const search = searchCondition(projects.searchVector, projects.title, query.q);
       if (search) base.push(search);
       const filtered = base.length > 1;
-
-      const rowsP = db
+      // an anonymous caller's list may come from the replica (db/replica.ts)
+      const reader = readerFor(deps, actor);
+      const rowsP = reader
         .select({ ...selection(viewer.userId as string | null), followersKey: projectSortKeys.followers })
         .from(projects)
         .innerJoin(users, eq(users.id, projects.ownerId))
@@ -129,11 +131,11 @@ export function createProjectsService(deps: Deps) {
         .offset(cursor ? 0 : (page - 1) * limit);
       // the whole list's total from list_counts (on the list's one row of list_versions), else a count
       const totalP = filtered
-        ? db
+        ? reader
             .select({ n: sql<string>`count(*)` })
             .from(projects)
             .where(and(...base))
-        : db
+        : reader
             .select({ n: visibleTotalSql('projects', viewer, projects) })
             .from(listVersions)
             .where(eq(listVersions.entity, 'projects'));

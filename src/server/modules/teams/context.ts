@@ -12,6 +12,7 @@ import {
   type TeamPageQuery,
 } from '../../../shared/schemas/teams';
 import type { DbOrTx, Tx } from '../../db/client';
+import { readerFor } from '../../db/replica';
 import { projects, teamMembers, teams, users } from '../../db/schema';
 import type { Actor, Deps } from '../../deps';
 import { forbidden, notFound } from '../../lib/errors';
@@ -49,27 +50,28 @@ export function createTeamsContext(deps: Deps) {
     runner.select(teamSelection(viewerId)).from(teams).innerJoin(users, eq(users.id, teams.ownerId)).leftJoin(projects, eq(projects.id, teams.projectId));
 
   /** The first three active members of each team (owner first, then by when they were added). */
-  async function firstMembers(rows: TeamSelectRow[]): Promise<Map<string, TeamMemberDto[]>> {
+  async function firstMembers(runner: DbOrTx, rows: TeamSelectRow[]): Promise<Map<string, TeamMemberDto[]>> {
     const out = new Map<string, TeamMemberDto[]>(rows.map((r) => [r.t.id, []]));
     if (!rows.length) return out;
     const rn =
       sql<number>`row_number() over (partition by ${teamMembers.teamId} order by (${teamMembers.userId} = ${teams.ownerId}) desc, ${teamMembers.createdAt}, ${teamMembers.id})`.as(
         'rn',
       );
-    const sq = db
+    const sq = runner
       .select({ teamId: teamMembers.teamId, ownerId: teams.ownerId, ...memberFields, rn })
       .from(teamMembers)
       .innerJoin(users, eq(users.id, teamMembers.userId))
       .innerJoin(teams, eq(teams.id, teamMembers.teamId))
       .where(and(inArray(teamMembers.teamId, [...out.keys()]), eq(teamMembers.status, 'active')))
       .as('sq');
-    const found = await db.select().from(sq).where(lte(sq.rn, TEAM_TABLE_ROLES)).orderBy(sq.teamId, sq.rn);
+    const found = await runner.select().from(sq).where(lte(sq.rn, TEAM_TABLE_ROLES)).orderBy(sq.teamId, sq.rn);
     for (const m of found) out.get(m.teamId)?.push(toMemberDto(m, m.ownerId));
     return out;
   }
 
-  async function listItems(actor: Actor, rows: TeamSelectRow[]): Promise<TeamDto[]> {
-    const members = await firstMembers(rows);
+  /** The teams' answers with their first members, read where their rows were (`runner`). */
+  async function listItems(actor: Actor, rows: TeamSelectRow[], runner: DbOrTx = db): Promise<TeamDto[]> {
+    const members = await firstMembers(runner, rows);
     return rows.map((r) => toTeamDto(actor, r, members.get(r.t.id) ?? []));
   }
 
@@ -128,24 +130,28 @@ export function createTeamsContext(deps: Deps) {
     return toTeamDto(actor, row, members.items, members.nextCursor);
   }
 
-  /** A page of my teams, a person's teams or a project's teams: the teams matching `where`, newest first, with their total. */
+  /**
+   * A page of my teams, a person's teams or a project's teams: the teams matching `where`, newest
+   * first, with their total. An anonymous caller's page may come from the replica (db/replica.ts).
+   */
   async function teamItems(actor: Actor, where: SQL, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
     const cursor = readCursor(query.cursor);
     const { limit } = query;
+    const reader = readerFor(deps, actor);
     const [rows, total] = await Promise.all([
-      baseSelect(db, actor.user?.id ?? null)
+      baseSelect(reader, actor.user?.id ?? null)
         .where(cursor ? and(where, afterCursor(teams.createdAt, teams.id, cursor)) : where)
         .orderBy(desc(teams.createdAt), desc(teams.id))
         // one row more than the page: it says whether there is a next page
         .limit(limit + 1) as Promise<TeamSelectRow[]>,
-      db
+      reader
         .select({ n: sql<string>`count(*)` })
         .from(teams)
         .where(where)
         .then((r) => Number(r[0]?.n ?? 0)),
     ]);
     const { page, nextCursor } = pageOf(rows, limit, (r) => r.t);
-    return { items: await listItems(actor, page), total, nextCursor };
+    return { items: await listItems(actor, page, reader), total, nextCursor };
   }
 
   async function memberDto(runner: DbOrTx, teamId: string, ownerId: string, userId: string): Promise<TeamMemberDto> {

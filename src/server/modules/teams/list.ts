@@ -7,23 +7,26 @@ import { notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { canSeeItem, requireUser } from '../../lib/access';
 import { afterCursor, pageOf, readCursor, searchCondition } from '../../lib/listing';
+import { readerFor } from '../../db/replica';
 import type { Out, TeamsContext } from './context';
 import type { TeamSelectRow } from './dto';
 
 /** The lists of teams: all teams (search, tag, project), mine, a person's and a project's. */
 export function teamLists(ctx: TeamsContext) {
-  const { db, baseSelect, listItems, teamItems } = ctx;
+  const { db, deps, baseSelect, listItems, teamItems } = ctx;
   return {
     /** Teams newest first; `q` searches name, tags and description; `tag` and `projectId` narrow. */
     async list(actor: Actor, query: Out<typeof TeamListQuery>): Promise<TeamListDto> {
       const { q, page, limit, tag, projectId } = query;
       const empty = { items: [], total: 0, page, limit, nextCursor: null };
       const cursor = readCursor(query.cursor);
+      // an anonymous caller's list may come from the replica (db/replica.ts)
+      const reader = readerFor(deps, actor);
       const base: SQL[] = [];
       if (projectId) {
         if (!isUuid(projectId)) return empty;
         // a project the caller may not see has no teams to them, as an unknown one
-        const [p] = await db
+        const [p] = await reader
           .select({ ownerId: projects.ownerId, type: projects.type, releasedAt: projects.releasedAt })
           .from(projects)
           .where(eq(projects.id, projectId));
@@ -35,20 +38,20 @@ export function teamLists(ctx: TeamsContext) {
       if (search) base.push(search);
       const where = cursor ? [...base, afterCursor(teams.createdAt, teams.id, cursor)] : base;
       const [rows, total] = await Promise.all([
-        baseSelect(db, actor.user?.id ?? null)
+        baseSelect(reader, actor.user?.id ?? null)
           .where(where.length ? and(...where) : undefined)
           .orderBy(desc(teams.createdAt), desc(teams.id))
           // one row more than the page: it says whether there is a next page
           .limit(limit + 1)
           .offset(cursor ? 0 : (page - 1) * limit) as Promise<TeamSelectRow[]>,
-        db
+        reader
           .select({ n: sql<string>`count(*)` })
           .from(teams)
           .where(base.length ? and(...base) : undefined)
           .then((r) => Number(r[0]?.n ?? 0)),
       ]);
       const { page: pageRows, nextCursor } = pageOf(rows, limit, (r) => r.t);
-      return { items: await listItems(actor, pageRows), total, page, limit, nextCursor };
+      return { items: await listItems(actor, pageRows, reader), total, page, limit, nextCursor };
     },
 
     /**
@@ -65,7 +68,7 @@ export function teamLists(ctx: TeamsContext) {
     /** A page of the teams in which a person is an active member (their owned teams included): the profile's Teams tab. */
     async teamsOfUser(actor: Actor, userId: string, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       if (!isUuid(userId)) throw notFound(M.userNotFound);
-      const [person] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+      const [person] = await readerFor(deps, actor).select({ id: users.id }).from(users).where(eq(users.id, userId));
       if (!person) throw notFound(M.userNotFound);
       return teamItems(
         actor,
@@ -82,7 +85,7 @@ export function teamLists(ctx: TeamsContext) {
     /** A page of the teams attached to a project, with member count and the first three members: the project page's Teams table. */
     async teamsOfProject(actor: Actor, projectId: string, query: Out<typeof TeamPageQuery>): Promise<TeamItemsDto> {
       if (!isUuid(projectId)) throw notFound(M.projectNotFound);
-      const [p] = await db
+      const [p] = await readerFor(deps, actor)
         .select({ ownerId: projects.ownerId, type: projects.type, releasedAt: projects.releasedAt })
         .from(projects)
         .where(eq(projects.id, projectId));

@@ -12,6 +12,7 @@ import { suggestPeople } from '../../lib/suggestions';
 import { isUuid } from '../../lib/ids';
 import { canSeeItem, canSeeProfile, profileVisibleSql, requireOwner, requireUser, viewerOf } from '../../lib/access';
 import { toPublicUserDto, toUserDto } from './dto';
+import { readerFor } from '../../db/replica';
 
 export const SuggestedUserSchema = PublicUserSchema.extend({ sharedTags: z.array(z.string()) });
 export const SuggestedUsersSchema = z.object({ items: z.array(SuggestedUserSchema) });
@@ -33,22 +34,24 @@ export function createUsersService(deps: Deps) {
       }
       if (tags.length) conds.push(match === 'all' ? sql`${users.tags} @> ${textArray(tags)}` : sql`${users.tags} && ${textArray(tags)}`);
       const where = and(...conds);
+      // an anonymous caller's directory may come from the replica (db/replica.ts)
+      const reader = readerFor(deps, actor);
       const [rows, [{ n }]] = await Promise.all([
-        db
+        reader
           .select(publicColumns)
           .from(users)
           .where(where)
           .orderBy(desc(users.createdAt), desc(users.id))
           .limit(limit)
           .offset((page - 1) * limit),
-        db.select({ n: sql<string>`count(*)` }).from(users).where(where),
+        reader.select({ n: sql<string>`count(*)` }).from(users).where(where),
       ]);
       return { items: rows.map(toPublicUserDto), total: Number(n), page, limit };
     },
 
     async getPublic(actor: Actor, id: string): Promise<PublicUserDto> {
       if (!isUuid(id)) throw notFound(M.userNotFound);
-      const [u] = await db.select(publicColumns).from(users).where(eq(users.id, id));
+      const [u] = await readerFor(deps, actor).select(publicColumns).from(users).where(eq(users.id, id));
       if (!u || !canSeeProfile(actor, u)) throw notFound(M.userNotFound);
       return toPublicUserDto(u);
     },
