@@ -15,7 +15,7 @@ function packageOf(id: string): string | null {
 /**
  * `.vite/chunk-packages.json` beside the manifest: for each chunk, the npm packages whose code it
  * holds and how many bytes of it (minified, before compression). e2e/first-script.e2e.ts reads it
- * to keep the heavy ones (Chart.js, zod) out of the first page's script; the server never serves
+ * to keep the heavy ones (uPlot, zod) out of the first page's script; the server never serves
  * `.vite/`.
  */
 function chunkPackages(): Plugin {

@@ -19,7 +19,7 @@ import { CampaignDonations } from './CampaignDonations';
 import { CampaignSupporters } from './CampaignSupporters';
 import { FundsPanel } from './FundsPanel';
 
-// Chart.js comes with the charts, after the figures: it is in no other page's script
+// the chart library (uPlot) comes with the charts, after the figures: it is in no other page's script
 const DashboardCharts = lazy(() => import('./DashboardCharts'));
 
 const campaignPath = (id: string) => `/campaigns/${encodeURIComponent(id)}`;
