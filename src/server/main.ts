@@ -1,6 +1,7 @@
 import { buildApp } from './app';
 import { ensureClientBuilt } from './build-client';
 import { ConfigError, loadConfig } from './config';
+import { serveBackups } from './db/backup';
 import { DatabaseUnavailableError, openCheckedDatabase } from './db/client';
 
 /**
@@ -44,6 +45,7 @@ async function main() {
 
   const app = await buildApp({ config, db: database.db, client: dev ? 'dev' : 'built' });
   app.log.info(`database: ${database.describe}`);
+  await serveBackups({ dataDir: config.dataDir, database, log: app.log });
 
   let closing = false;
   const shutdown = async (signal: string) => {
