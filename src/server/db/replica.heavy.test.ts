@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, call, capturedLog, freshIp, login, register, signUpVerified, type Client } from '../../../test/helpers';
+import { buildTestApp, call, capturedLog, freshIp, login, register, signUpVerified, trpc, type Client } from '../../../test/helpers';
 import { connectionFailureCause, type Database, DatabaseUnavailableError, openPostgres } from './client';
 import { openReplica, READ_AFTER_WRITE_COOKIE } from './replica';
 
@@ -226,6 +226,22 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
     expect((await get(guest, `/api/campaigns/${campaignId}`)).statusCode).toBe(404);
     const ranOut: Client = { ip: guest.ip, cookie: `${READ_AFTER_WRITE_COOKIE}=${Date.now() - 1}` };
     expect((await get(ranOut, `/api/campaigns/${campaignId}`)).statusCode).toBe(404);
+    // the app's own door (tRPC) the same: a guest's gift there marks them too, and their page then shows it
+    const second = anonymous();
+    expect((await trpc(app, second, 'query', 'campaigns.get', { id: campaignId })).status).toBe(404);
+    const viaApp = await trpc(app, second, 'mutation', 'donations.donate', {
+      campaignId,
+      amount: 5,
+      card: '4242 4242 4242 4242',
+      email: `second.${word}@example.com`,
+      idempotencyKey: `replica-trpc-${word}`,
+    });
+    expect(viaApp.status).toBe(200);
+    const appMarker = viaApp.cookies.find((c) => c.name === READ_AFTER_WRITE_COOKIE);
+    expect(appMarker).toBeDefined();
+    const secondBack: Client = { ip: second.ip, cookie: `${READ_AFTER_WRITE_COOKIE}=${appMarker!.value}` };
+    expect((await trpc(app, secondBack, 'query', 'campaigns.get', { id: campaignId })).data).toMatchObject({ totalRaised: 30, donors: 2 });
+    expect((await trpc(app, second, 'query', 'campaigns.get', { id: campaignId })).status).toBe(404);
     // the newcomer, who registered and signed in on the primary, reads there too, and signing out keeps them there a while
     const out = await call(app, newcomer, { method: 'POST', url: '/api/auth/logout' });
     expect(out.statusCode).toBeLessThan(300);
@@ -239,7 +255,8 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
     await resumeAndCatchUp();
     expect(ids(await get(visitor, '/api/campaigns'))).toContain(campaignId);
     expect(ids(await get(visitor, `/api/campaigns?q=${word}`))).toEqual([campaignId]);
-    expect((await get(visitor, `/api/campaigns/${campaignId}`)).json()).toMatchObject({ _id: campaignId, totalRaised: 25, donors: 1 });
+    expect((await get(visitor, `/api/campaigns/${campaignId}`)).json()).toMatchObject({ _id: campaignId, totalRaised: 30, donors: 2 });
+    expect((await trpc(app, anonymous(), 'query', 'campaigns.get', { id: campaignId })).data).toMatchObject({ totalRaised: 30, donors: 2 });
     expect(ids(await get(visitor, `/api/public/users/${owner.userId}/campaigns`))).toEqual([campaignId]);
     expect(ids(await get(visitor, '/api/projects'))).toContain(projectId);
     expect((await get(visitor, `/api/projects/${projectId}`)).statusCode).toBe(200);
