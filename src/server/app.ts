@@ -11,6 +11,7 @@ import { registerBuiltClient, registerViteDev } from './http/client-app';
 import { type LimitClock, registerClientLimit } from './http/client-limit';
 import { registerDraftHeaders } from './http/draft-headers';
 import { registerErrorHandler } from './http/errors';
+import { createMetrics, registerMetrics } from './http/metrics';
 import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
 import type { RestRouteMeta } from './http/rest';
@@ -141,7 +142,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     trustProxy: process.env.TRUST_PROXY === 'true',
   });
 
-  const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log }));
+  const metrics = createMetrics();
+  const mailer = opts.mailer ?? (await createMailer({ db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, metrics }));
   const storage = opts.storage ?? createStorage(config, app.log);
   // the sandbox provider confirms payments through the webhook path: the same service call the route makes
   let receiveWebhook: Services['donations']['receiveWebhook'] | undefined;
@@ -164,10 +166,19 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     storage,
     payments,
     receiptKey: dataDirKey(config.dataDir, 'receipt-link.key'),
+    metrics,
   };
   const services = createServices(deps);
   receiveWebhook = services.donations.receiveWebhook;
-  const jobs = createJobRunner({ db, storage, services, log: app.log, intervalMs: config.jobsIntervalMs, releaseIntervalMs: config.releaseIntervalMs });
+  const jobs = createJobRunner({
+    db,
+    storage,
+    services,
+    log: app.log,
+    intervalMs: config.jobsIntervalMs,
+    releaseIntervalMs: config.releaseIntervalMs,
+    metrics,
+  });
   app.decorate('jobs', jobs);
   app.decorate('deps', deps);
   app.decorate('services', services);
@@ -186,6 +197,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   registerErrorHandler(app);
+  // every answer counted, /metrics served with METRICS_TOKEN: before the routes
+  registerMetrics(app, metrics, config.metricsToken);
   registerSecurityHeaders(app, headers);
   // an API answer that shows a draft is not cached, indexed or referred (issue #30): before the routes and compression
   registerDraftHeaders(app);
@@ -250,6 +263,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       createContext: makeCreateContext(deps, services),
       maxBatchSize: TRPC_MAX_BATCH,
       onError({ error, path }) {
+        metrics.error('trpc', error.code);
         if (error.code === 'INTERNAL_SERVER_ERROR') app.log.error({ err: error.cause ?? error, path }, 'tRPC call failed');
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],

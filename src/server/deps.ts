@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Session, SessionUser } from './auth/session';
 import type { RateLimiter } from './lib/rate-limit';
+import type { Metrics } from './http/metrics';
 import type { Mailer } from './mail/mailer';
 import type { PaymentProvider } from './payments/port';
 import type { Storage } from './storage/storage';
@@ -25,6 +26,8 @@ export interface Deps {
   payments: PaymentProvider;
   /** The secret behind guests' receipt links (made once into the data directory). */
   receiptKey: Buffer;
+  /** The app's Prometheus counters (http/metrics.ts). */
+  metrics: Metrics;
 }
 
 /** Who is calling: the same for both doors. */

@@ -17,6 +17,7 @@ import { audienceOf } from '../lib/access';
 import { recordChange } from '../lib/history';
 import { dataDirKey } from '../lib/keys';
 import { createRateLimiter } from '../lib/rate-limit';
+import { createMetrics } from '../http/metrics';
 import { createMailer } from '../mail/mailer';
 import { setAdmin } from '../modules/users/admin-grant';
 import { createSandboxProvider, sandboxKey } from '../payments/sandbox';
@@ -890,6 +891,7 @@ export async function seedDeps(db: Db, config: Config, log: FastifyBaseLogger = 
       deliver: async (name, body, headers) => void (await services!.donations.receiveWebhook(name, body, headers)),
     }),
     receiptKey: dataDirKey(config.dataDir, 'receipt-link.key'),
+    metrics: createMetrics(),
   };
   services = createServices(deps);
   return deps;

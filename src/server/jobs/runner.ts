@@ -1,6 +1,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
+import type { Metrics } from '../http/metrics';
 import { jobRuns } from '../db/schema';
 import type { Services } from '../services';
 import type { Storage } from '../storage/storage';
@@ -55,8 +56,10 @@ export function createJobRunner(opts: {
   intervalMs: number;
   /** How often scheduled drafts are released (RELEASE_INTERVAL_MS unless given). */
   releaseIntervalMs?: number;
+  /** Counts the runs (the app's metrics). */
+  metrics?: Pick<Metrics, 'jobRun'>;
 }): JobRunner {
-  const { db, services, log } = opts;
+  const { db, services, log, metrics } = opts;
   // drizzle keeps its driver as $client: PGlite's has dumpDataDir, postgres.js's does not
   const dbKind = typeof (db as unknown as { $client?: { dumpDataDir?: unknown } }).$client?.dumpDataDir === 'function' ? 'pglite' : 'postgres';
   let timer: NodeJS.Timeout | null = null;
@@ -139,7 +142,12 @@ export function createJobRunner(opts: {
       const p = locked(() => work(now));
       current = p;
       try {
-        return await p;
+        const run = await p;
+        metrics?.jobRun(JOB, run === null ? 'skipped' : run.status === 'succeeded' ? 'succeeded' : 'failed');
+        return run;
+      } catch (err) {
+        metrics?.jobRun(JOB, 'failed');
+        throw err;
       } finally {
         if (current === p) current = null;
       }
@@ -162,7 +170,12 @@ export function createJobRunner(opts: {
           .then(async (n) => {
             await services.previews.notices.followersDue(now);
             if (n > 0) log.info({ released: n }, 'scheduled drafts released');
+            metrics?.jobRun('release', 'succeeded');
             return n;
+          })
+          .catch((err: unknown) => {
+            metrics?.jobRun('release', 'failed');
+            throw err;
           })
           .finally(() => {
             releasing = null;

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, DbOrTx } from '../db/client';
 import { emailOutbox } from '../db/schema';
+import type { Metrics } from '../http/metrics';
 
 export interface MailMessage {
   to: string;
@@ -53,8 +54,10 @@ export async function createMailer(opts: {
   log: FastifyBaseLogger;
   /** For tests of the SMTP path: a transport in place of nodemailer's. */
   transport?: Transport;
+  /** Counts the messages sent, failed and kept in the outbox (the app's metrics). */
+  metrics?: Pick<Metrics, 'email'>;
 }): Promise<Mailer> {
-  const { db, log, from } = opts;
+  const { db, log, from, metrics } = opts;
   let transport: Transport | undefined = opts.transport;
   if (!transport && opts.smtpUrl) {
     const nodemailer = await import('nodemailer');
@@ -63,10 +66,14 @@ export async function createMailer(opts: {
   const inFlight = new Set<Promise<void>>();
 
   async function deliver(id: string, msg: MailMessage) {
+    let sent = false;
     try {
       await transport!.sendMail({ from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+      sent = true;
+      metrics?.email(msg.kind, 'sent');
       await db.update(emailOutbox).set({ status: 'sent', sentAt: new Date() }).where(eq(emailOutbox.id, id));
     } catch (err) {
+      if (!sent) metrics?.email(msg.kind, 'failed');
       log.error({ err, to: msg.to, kind: msg.kind }, 'email delivery failed');
       await db
         .update(emailOutbox)
@@ -93,6 +100,7 @@ export async function createMailer(opts: {
 
   function dispatch(id: string, msg: MailMessage) {
     if (!transport) {
+      metrics?.email(msg.kind, 'outbox');
       const link = msg.secret ? undefined : msg.link;
       log.info({ to: msg.to, kind: msg.kind, link }, `email kept in the outbox (no SMTP_URL): ${msg.subject}${link ? ` -> ${link}` : ''}`);
       return;

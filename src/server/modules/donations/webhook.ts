@@ -7,6 +7,7 @@ import type { DonationSettlement } from './settle';
 /** The payment provider's webhook: its signed events, checked and applied once (settle.ts). */
 export function donationWebhooks(ctx: DonationsContext, settle: DonationSettlement) {
   const { log, provider } = ctx;
+  const { metrics } = ctx.deps;
   const { applyEvent } = settle;
 
   return {
@@ -23,16 +24,30 @@ export function donationWebhooks(ctx: DonationsContext, settle: DonationSettleme
       } catch (err) {
         // refused with one line each: a provider retries a 5xx for days, a 400 it does not
         if (err instanceof WebhookSignatureError) {
+          metrics.paymentEvent('unknown', 'refused');
           log.warn({ provider: providerName, reason: err.message }, 'payment webhook refused: bad signature');
           throw badRequest(M.invalidWebhookSignature);
         }
         if (err instanceof WebhookPayloadError) {
+          metrics.paymentEvent('unknown', 'refused');
           log.warn({ provider: providerName, reason: err.message }, 'payment webhook refused: malformed event');
           throw badRequest(M.invalidWebhookPayload);
         }
+        metrics.paymentEvent('unknown', 'failed');
         throw err;
       }
-      if (event) await applyEvent(event);
+      // an event the app does not act on is acknowledged all the same
+      if (!event) {
+        metrics.paymentEvent('other', 'ignored');
+        return { received: true };
+      }
+      try {
+        await applyEvent(event);
+      } catch (err) {
+        metrics.paymentEvent(event.type, 'failed');
+        throw err;
+      }
+      metrics.paymentEvent(event.type, 'accepted');
       return { received: true };
     },
   };
