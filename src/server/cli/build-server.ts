@@ -1,0 +1,3 @@
+import { buildServer } from '../build-server';
+
+await buildServer();
