@@ -248,6 +248,18 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
     const leftMarker = out.cookies.find((c) => c.name === READ_AFTER_WRITE_COOKIE);
     expect(leftMarker).toBeDefined();
     expect((await get({ ip: newcomer.ip, cookie: `${READ_AFTER_WRITE_COOKIE}=${leftMarker!.value}` }, `/api/teams/${teamId}`)).statusCode).toBe(200);
+    // access: a draft shown through a preview link is decided on the primary (the replica has neither the draft nor the link)
+    const draft = await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: `Draft ${word}`, visibility: 'draft' } });
+    expect(draft.statusCode).toBe(201);
+    const draftId = draft.json()._id as string;
+    const link = await call(app, owner, { method: 'POST', url: `/api/campaigns/${draftId}/circle/links`, payload: { label: 'press' } });
+    expect(link.statusCode).toBe(201);
+    const holder: Client = { ip: freshIp(), cookie: `kindling_preview=${draftId}.${new URL(link.json().url).searchParams.get('preview')}` };
+    expect((await get(holder, `/api/campaigns/${draftId}`)).statusCode).toBe(200);
+    // and a revoked link ends at once, however far behind the replica is
+    const revoked = await call(app, owner, { method: 'DELETE', url: `/api/campaigns/${draftId}/circle/links/${link.json().link._id}` });
+    expect(revoked.statusCode).toBe(200);
+    expect((await get(holder, `/api/campaigns/${draftId}`)).statusCode).toBe(404);
     // still nothing for the visitor: the standby has not moved
     expect((await get(visitor, `/api/campaigns/${campaignId}`)).statusCode).toBe(404);
 
