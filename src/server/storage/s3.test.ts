@@ -362,6 +362,14 @@ describe('a bucket that refuses the upload', () => {
       const [me] = await database.db.select({ imageUrl: users.imageUrl }).from(users).where(eq(users.id, who.userId));
       expect(me.imageUrl).toBeNull();
       expect(warnings(log.lines).slice(linesBefore)).toHaveLength(3);
+
+      // a visitor's image is a 503 (not a missing file's 404) and the operator gets one line
+      const read = await broken.inject({ method: 'GET', url: `/uploads/gallery/${randomUUID()}.webp` });
+      expect(read.statusCode).toBe(503);
+      expect(read.headers['retry-after']).toBe('30');
+      const after = warnings(log.lines).slice(linesBefore);
+      expect(after).toHaveLength(4);
+      expect(after[3].msg).toBe('object storage: could not read an upload');
     } finally {
       await broken.close();
     }

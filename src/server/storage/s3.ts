@@ -53,9 +53,10 @@ function describe(err: unknown): { name: string; status?: number } {
   return { name: e?.code ?? e?.name ?? 'Error' };
 }
 
+/** A key the bucket does not hold; a bucket that does not exist is a failure, not a missing file. */
 const isMissing = (err: unknown) => {
   const { name, status } = describe(err);
-  return status === 404 || name === 'NotFound' || name === 'NoSuchKey';
+  return name !== 'NoSuchBucket' && (status === 404 || name === 'NotFound' || name === 'NoSuchKey');
 };
 
 function checkKey(key: string): void {
