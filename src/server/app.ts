@@ -11,6 +11,7 @@ import { registerBuiltClient, registerViteDev } from './http/client-app';
 import { type LimitClock, registerClientLimit } from './http/client-limit';
 import { registerDraftHeaders } from './http/draft-headers';
 import { registerErrorHandler } from './http/errors';
+import { registerHealth } from './http/health';
 import { createMetrics, registerMetrics } from './http/metrics';
 import { registerApiDocs } from './http/openapi';
 import { registerRequestAuth } from './http/request-auth';
@@ -140,6 +141,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       void reply.status(tooLong ? 414 : 400).send({ error: tooLong ? M.addressTooLong : M.addressInvalid });
     },
     trustProxy: process.env.TRUST_PROXY === 'true',
+    // a request that reaches the app while it closes (on a connection still open) is served, with
+    // Connection: close, instead of Fastify's 503: it was accepted, and the drain answers it (lifecycle.ts)
+    return503OnClosing: false,
   });
 
   const metrics = createMetrics();
@@ -200,6 +204,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // every answer counted, /metrics served with METRICS_TOKEN: before the routes
   registerMetrics(app, metrics, config.metricsToken);
   registerSecurityHeaders(app, headers);
+  // /livez and /readyz, and Connection: close on every answer while draining (before any limit answers)
+  registerHealth(app, { db, databaseUrl: config.databaseUrl });
   // an API answer that shows a draft is not cached, indexed or referred (issue #30): before the routes and compression
   registerDraftHeaders(app);
   // before anything reads a body or a session: one address cannot take the server from others

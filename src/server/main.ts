@@ -5,6 +5,7 @@ import { startClientBuild } from './build-client';
 import { ConfigError, loadConfig } from './config';
 import { serveBackups } from './db/backup';
 import { DatabaseUnavailableError, openCheckedDatabase } from './db/client';
+import { shutdownOnSignals } from './lifecycle';
 
 /**
  * The server: opens and checks the database (PGlite under DATA_DIR, or DATABASE_URL), applies
@@ -71,27 +72,13 @@ async function main() {
   app.log.info(`database: ${database.describe}`);
   await serveBackups({ dataDir: config.dataDir, database, log: app.log });
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info(`${signal} received, shutting down`);
-    const force = setTimeout(() => {
-      app.log.error('shutdown took too long, exiting');
-      process.exit(1);
-    }, 10_000);
-    force.unref();
-    try {
-      await app.close();
-      await database.close();
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // SIGTERM: leave the balancer, drain, close (lifecycle.ts). Dev mode has no balancer to leave,
+  // and tsx watch kills a process still running 5 s after the SIGTERM of a reload.
+  shutdownOnSignals(app, {
+    drainMs: dev ? 0 : config.shutdownDrainMs,
+    timeoutMs: config.shutdownTimeoutMs,
+    closeDatabase: () => database.close(),
+  });
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Kindling is running at ${config.appUrl}${dev ? ' (dev mode, hot reload)' : ''}`);
