@@ -1,4 +1,7 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
@@ -279,6 +282,35 @@ describe('/metrics', () => {
     } finally {
       await mailing.close();
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
+  });
+
+  it('labels the pages and files of the built client by route, and unknown paths as unmatched', async () => {
+    const dist = mkdtempSync(path.join(os.tmpdir(), 'kindling-dist-'));
+    mkdirSync(path.join(dist, 'assets'));
+    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Kindling</title><div id="root"></div>');
+    writeFileSync(path.join(dist, 'assets', 'app-abc123.js'), 'console.log(1)');
+    const built = await buildApp({ config: testConfig({ metricsToken: TOKEN }), db: database.db, client: 'built', clientDist: dist, logger: false });
+    try {
+      const answers: [string, number][] = [
+        ['/campaigns', 200],
+        ['/campaigns/first-one', 200],
+        ['/campaigns/second-one?tab=updates', 200],
+        ['/assets/app-abc123.js', 200],
+        ['/assets/app-gone.js', 404],
+        ['/no/such/page', 404],
+        ['/api/no-such-thing', 404],
+      ];
+      for (const [url, status] of answers) expect((await built.inject({ method: 'GET', url, headers: { accept: 'text/html' } })).statusCode, url).toBe(status);
+      expect(byLabels(await scrape(built), 'kindling_http_request_duration_seconds_count', ['route', 'status'])).toEqual({
+        '/campaigns 200': 1,
+        '/campaigns/:id 200': 2,
+        '/* 200': 1,
+        '(unmatched) 404': 3,
+      });
+    } finally {
+      await built.close();
+      rmSync(dist, { recursive: true, force: true });
     }
   });
 

@@ -128,7 +128,7 @@ export function createMetrics(): Metrics {
 const TRPC_ROUTE = '/trpc/:path';
 const procedures = new Set(Object.keys(appRouter._def.procedures));
 
-/** Requests no route took (an unknown path), and no page of the client matches. */
+/** Requests for an unknown path: no route took them and no page of the client matches, or no file was found. */
 const UNMATCHED = '(unmatched)';
 
 /**
@@ -137,9 +137,9 @@ const UNMATCHED = '(unmatched)';
  * call of one procedure is labelled with it (`/trpc/campaigns.list`: the app's reads are batches of
  * one); a batch of several, or an unknown path, with the route's pattern. A page of the client
  * (answered by the not-found handler, or the built client's files' wildcard) gets its route's
- * pattern from shared/routes.ts.
+ * pattern from shared/routes.ts; a file of the built client `/*`; anything else `(unmatched)`.
  */
-function routeOf(req: FastifyRequest): string {
+function routeOf(req: FastifyRequest, status: number): string {
   const route = req.routeOptions.url;
   if (route === TRPC_ROUTE) {
     const path = (req.params as { path?: string }).path;
@@ -151,7 +151,7 @@ function routeOf(req: FastifyRequest): string {
     const page = matchAppPath(end < 0 ? req.url : req.url.slice(0, end));
     if (page) return appRoutes[page.name].path;
   }
-  return route ?? UNMATCHED;
+  return route === undefined || status === 404 ? UNMATCHED : route;
 }
 
 const CODE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]));
@@ -181,7 +181,8 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: s
   const { requests } = metrics;
 
   app.addHook('onResponse', (req, reply, done) => {
-    requests.observe({ method: req.method, route: routeOf(req), status: reply.statusCode }, reply.elapsedTime / 1000);
+    const status = reply.statusCode;
+    requests.observe({ method: req.method, route: routeOf(req, status), status }, reply.elapsedTime / 1000);
     done();
   });
   app.addHook('onError', (req, _reply, error, done) => {
