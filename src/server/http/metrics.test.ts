@@ -314,6 +314,24 @@ describe('/metrics', () => {
     }
   });
 
+  it('is left alone by the per-address limit that holds the API', async () => {
+    const limited = await buildApp({
+      config: testConfig({ metricsToken: TOKEN, clientConcurrency: 1, clientQueue: 0, clientRate: 1, clientBurst: 1 }),
+      db: database.db,
+      client: 'none',
+      logger: false,
+    });
+    try {
+      const from = (url: string) => limited.inject({ method: 'GET', url, remoteAddress: '10.200.0.1', headers: { authorization: `Bearer ${TOKEN}` } });
+      // the API: one request a second from an address, the next refused
+      expect((await Promise.all([from('/api/campaigns'), from('/api/campaigns')])).map((r) => r.statusCode).sort()).toEqual([200, 429]);
+      // the scraper at the same address, many times at once: every scrape answered
+      expect((await Promise.all(Array.from({ length: 6 }, () => from('/metrics')))).map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('is an unknown path (404) when METRICS_TOKEN is not set', async () => {
     const res = await plain.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
     const unknown = await plain.inject({ method: 'GET', url: '/no-such-page' });
