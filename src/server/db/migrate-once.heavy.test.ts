@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../http/client-app';
-import { migrationsFolder } from './client';
+import { migrationsFolder, openCheckedDatabase } from './client';
 
 /**
  * Migrations once (issue #31): processes starting together on an empty PostgreSQL database all
@@ -125,5 +125,12 @@ describe.skipIf(!postgres)('processes starting together on an empty database', (
     } finally {
       await admin.end();
     }
+  });
+
+  it('stop the start with one line when DIRECT_DATABASE_URL cannot be reached', async () => {
+    const direct = 'postgres://kindling:secret@127.0.0.1:1/kindling';
+    await expect(openCheckedDatabase({ databaseUrl: inject('pgAdminUrl'), directDatabaseUrl: direct, dataDir })).rejects.toThrow(
+      /^Cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(DIRECT_DATABASE_URL\): connection refused$/,
+    );
   });
 });
