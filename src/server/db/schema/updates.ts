@@ -38,5 +38,7 @@ export const campaignUpdates = pgTable(
     // a campaign's page of updates, newest first, from a keyset cursor; also the campaign FK's cascade
     index('campaign_updates_campaign_created_idx').on(t.campaignId, t.createdAt.desc(), t.id.desc()),
     index('campaign_updates_author_idx').on(t.authorId),
+    // which updates show an uploaded file: the image gate asks it on each /uploads request (modules/previews/images.ts)
+    index('campaign_updates_images_idx').using('gin', sql`${t.images} jsonb_path_ops`),
   ],
 );

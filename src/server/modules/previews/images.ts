@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { rowsOf } from '../../db/client';
 import type { Deps } from '../../deps';
 import { readReadSession } from '../../http/request-auth';
-import { canSeeItem, isOwner, mayHoldCircleGrant } from '../../lib/access';
+import { backerSql, canSeeItem, canSeeUpdate, isOwner, isOwnerOrAdmin, mayHoldCircleGrant, viewerOf } from '../../lib/access';
 import { UPLOADS_URL_PREFIX } from '../../storage/storage';
 import { circleGrant } from './grant';
 
@@ -21,6 +21,15 @@ interface DraftRef {
   owner_id: string;
 }
 
+/** An update (issue #33) a file is a picture of, with its campaign. */
+interface UpdateRef {
+  campaign_id: string;
+  audience: 'public' | 'backers';
+  type: string;
+  owner_id: string;
+  released_at: Date | null;
+}
+
 /**
  * The images of a draft are served only through the access rule (issue #30): an uploaded file
  * that a draft shows (its cover or its gallery) is answered to whoever may see one of those
@@ -29,7 +38,12 @@ interface DraftRef {
  * revoked member or link), the image's address stops working for them with it. An answer with a
  * draft's image is `private, no-store`, `noindex` and sends no referrer. Images of released items,
  * of teams and people, and uploads not yet placed on anything stay public (their keys are random).
+ * So do the pictures of an update for backers only, or of a draft's update (lib/access.ts
+ * `canSeeUpdate`): the owner, admins and the campaign's backers get them, anyone else the missing
+ * file's answer, unless a public update of a released campaign shows the same file.
  */
+const firstBacker = (result: unknown) => rowsOf<{ backer: boolean }>(result)[0]?.backer === true;
+
 export function registerDraftImageGate(app: FastifyInstance, deps: Deps): void {
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith(UPLOADS_URL_PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return;
@@ -42,7 +56,14 @@ export function registerDraftImageGate(app: FastifyInstance, deps: Deps): void {
         select 'project' as kind, id, type, owner_id from projects
          where released_at is null and (image_url = ${url} or images @> jsonb_build_array(jsonb_build_object('url', ${url}::text)))`),
     );
-    if (!refs.length) return;
+    // the updates that show it (campaign_updates_images_idx answers the containment)
+    const updates = rowsOf<UpdateRef>(
+      await deps.db.execute(sql`
+        select u.campaign_id, u.audience, c.type, c.owner_id, c.released_at from campaign_updates u join campaigns c on c.id = u.campaign_id
+         where u.images @> jsonb_build_array(jsonb_build_object('url', ${url}::text))`),
+    );
+    const gatedUpdates = updates.some((u) => u.audience === 'public' && u.released_at !== null) ? [] : updates;
+    if (!refs.length && !gatedUpdates.length) return;
     await readReadSession(req, reply, deps);
     const actor = req.actor;
     let allowed = false;
@@ -50,6 +71,15 @@ export function registerDraftImageGate(app: FastifyInstance, deps: Deps): void {
       const item = { type: ref.type, ownerId: ref.owner_id, releasedAt: null };
       const grant = !isOwner(actor.user, ref.owner_id) && mayHoldCircleGrant(actor) ? await circleGrant(deps, actor, ref.kind, ref.id) : null;
       if (canSeeItem(actor, item, grant)) {
+        allowed = true;
+        break;
+      }
+    }
+    for (const u of allowed ? [] : gatedUpdates) {
+      const campaign = { type: u.type, ownerId: u.owner_id, releasedAt: u.released_at };
+      const mayAsk = u.audience === 'backers' && !isOwnerOrAdmin(actor.user, u.owner_id) && canSeeItem(actor, campaign);
+      const backer = mayAsk && firstBacker(await deps.db.execute(sql`select ${backerSql(viewerOf(actor), sql`${u.campaign_id}::uuid`)} as backer`));
+      if (canSeeUpdate(actor, campaign, u, backer)) {
         allowed = true;
         break;
       }

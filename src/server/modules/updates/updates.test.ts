@@ -328,6 +328,39 @@ describe('what is refused', () => {
 });
 
 describe('images of updates', () => {
+  it('serves a backers-only update’s pictures to the owner, admins and backers only, a public update’s to everyone', async () => {
+    const id = await backedCampaign('Picture room');
+    const [secretImg, publicImg] = await uploadImages(app, owner, 2);
+    expect((await post(owner, id, { title: 'For backers', body: 'A picture.', audience: 'backers', images: [secretImg] })).statusCode).toBe(201);
+    expect((await post(owner, id, { title: 'For all', body: 'A picture.', images: [publicImg] })).statusCode).toBe(201);
+    const get = (who: Client | null, url: string) => call(app, who, { method: 'GET', url });
+    for (const [name, who] of [
+      ['owner', owner],
+      ['donor', donor],
+      ['supporter', supporter],
+      ['admin', admin],
+    ] as const) {
+      const res = await get(who, secretImg.url);
+      expect([name, res.statusCode, res.headers['cache-control'], res.headers['content-type']]).toEqual([name, 200, 'private, no-store', 'image/webp']);
+    }
+    // to anyone else it is a file that does not exist
+    const missing = await get(null, secretImg.url.replace(/[0-9a-f]{8}-/, '00000000-'));
+    expect(missing.statusCode).toBe(404);
+    for (const [name, who] of [
+      ['fan', fan],
+      ['stranger', stranger],
+      ['signed out', null],
+    ] as const) {
+      const res = await get(who, secretImg.url);
+      expect([name, res.statusCode, res.body]).toEqual([name, 404, missing.body]);
+    }
+    for (const who of [stranger, null]) {
+      const res = await get(who, publicImg.url);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['cache-control']).toContain('public');
+    }
+  });
+
   it('keeps an update’s images when the cleanup job removes unreferenced uploads', async () => {
     const id = (await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: { title: 'Pictures' } })).json()._id as string;
     const [kept, stray] = await uploadImages(app, owner, 2);

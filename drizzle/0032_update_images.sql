@@ -1,0 +1,1 @@
+CREATE INDEX "campaign_updates_images_idx" ON "campaign_updates" USING gin ("images" jsonb_path_ops);
