@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { pngImage, unbalancedLedgerGroups } from '../../../test/helpers';
 import { CONDITION_WAIT_MS } from '../../../test/limits';
 import { projectRoot } from '../http/client-app';
@@ -19,7 +19,7 @@ import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, user
  * write acknowledged before the backup began is there, and nothing is half there (every ledger
  * group sums to zero, each donation present is booked once, each campaign's totals equal its
  * ledger). The uploaded picture comes back with the data. A backup taken with the app stopped
- * restores as well. PGlite only, whatever the lane's database: it is the embedded database's backup.
+ * restores as well (the command then dumps the data directory itself). PGlite only, whatever the lane's database: it is the embedded database's backup.
  *
  * Each process is the app as `npm start` builds it (src/server/main.ts: config from the
  * environment, the database checked and migrated, `buildApp`, listen, backups served), without
@@ -194,6 +194,8 @@ async function soundLedger(db: Database['db']) {
 
 describe('backup and restore of the embedded database', () => {
   it('restores a backup taken under writes: every write acknowledged before it began, nothing half there, the uploads', async () => {
+    // the lanes' migrated database when there is one (creating and migrating one takes a minute on a busy machine)
+    if (inject('pgliteDump')) await (await openPglite(path.join(dataDir, 'pg'), { loadDataDir: new Blob([readFileSync(inject('pgliteDump'))]) })).close();
     let app = await startServer();
     const writes: { write: Write; phase: 'before' | 'during' | 'after' }[] = [];
     let phase: 'before' | 'during' | 'after' = 'before';
@@ -300,6 +302,7 @@ describe('backup and restore of the embedded database', () => {
       await app.stop();
     }
 
+    let accounts = 0;
     const database = await openPglite(path.join(dataDir, 'pg'));
     try {
       const db = database.db;
@@ -323,8 +326,19 @@ describe('backup and restore of the embedded database', () => {
         given.map((d) => ({ id: d.id, campaignId: d.campaignId, amount: d.amount })).sort((a, b) => a.id.localeCompare(b.id)),
       );
       await soundLedger(db);
+      accounts = (await db.select({ id: users.id }).from(users)).length;
     } finally {
       await database.close();
     }
+
+    // with the app stopped the command opens the data directory itself, and that backup restores as well
+    const file = path.join(dataDir, BACKUPS_DIR, 'stopped.tar');
+    const offline = await run('src/server/cli/backup.ts', [file]);
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stdout).toMatch(/^Backup written \(the app was not running\): /);
+    const again = await run('src/server/cli/restore.ts', [file]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`: ${accounts} accounts, `);
+    expect(readdirSync(dataDir).filter((n) => n.startsWith(SET_ASIDE_PREFIX))).toHaveLength(2);
   });
 });
