@@ -17,13 +17,16 @@ import { ListQuery } from '../src/shared/schemas/campaigns';
 import { BIG_COMMENTS, explainComments, findCommentTargets, LONG_REPLIES, seedComments, SMALL_COMMENTS, type CommentTargets } from './comments';
 import { benchDonations, HOT_DONATIONS, seedHotCampaign, send, WRITE_CAMPAIGNS } from './donations';
 import { writeDocsSection } from './docs-section';
+import { benchInstances, type ListShape } from './instances';
 import { benchSearch } from './search';
 import { benchSorts } from './sorts';
+import { benchUploads } from './uploads';
 import { VOCABULARY } from './vocabulary';
 
 /**
  * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
- *   [--warmup 2] [--connections 10] [--rate 100] [--only lists|search|comments|donations]`
+ *   [--warmup 2] [--connections 10] [--rate 100] [--images 60]
+ *   [--only lists|search|sorts|comments|donations|instances|uploads|seed]`
  *
  * On a real PostgreSQL server (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL):
  * makes a fresh database `kindling_bench`, migrates it, bulk-seeds it with SQL, starts the real
@@ -32,7 +35,10 @@ import { VOCABULARY } from './vocabulary';
  * writes it into docs/benchmarks.md (the section for this N). The comments part (bench/comments.ts)
  * reads a campaign of 100,000 comments and one of 10 and writes its own section; the donations
  * part (bench/donations.ts) measures donation writes against a bare baseline route and reads of
- * a campaign of 1,000,000 donations, and writes its own section. `--only` measures one part
+ * a campaign of 1,000,000 donations, and writes its own section. The instances part
+ * (bench/instances.ts) measures the lists part's requests answered by one app process, by two
+ * behind one address and by one with prepared statements off; the uploads part (bench/uploads.ts)
+ * the time an image takes to upload to local disk and to an S3 bucket. `--only` measures one part
  * alone. Everything it starts is stopped at the end and on error; the database is dropped unless
  * --keep. --reuse takes a kept database with the same N as it is (no seeding, except parts a
  * database kept from before them lacks: the comments, the campaign of 1,000,000 donations).
@@ -59,7 +65,9 @@ export interface Options {
   warmup: number;
   connections: number;
   /** Measure only one part (all by default); `seed` seeds (or migrates a reused database) and stops. */
-  only: 'all' | 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'seed';
+  only: 'all' | 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'seed';
+  /** Images the uploads part sends per storage, one at a time and again two at a time. */
+  images: number;
   /** Steady rates of the search part: one word, and pairs and triples (`--search-rate 50`, or `10,5`). */
   searchRate: { words: number; combos: number } | null;
   /** The database's name on the server. */
@@ -79,6 +87,7 @@ function parseArgs(argv: string[]): Options {
     only: 'all',
     searchRate: null,
     database: 'kindling_bench',
+    images: 60,
   };
   const num = (flag: string, v: string | undefined) => {
     const n = Number((v ?? '').replace(/[_,]/g, ''));
@@ -101,6 +110,9 @@ function parseArgs(argv: string[]): Options {
       case '--rate':
         o.rate = Math.round(num(flag, value()));
         break;
+      case '--images':
+        o.images = Math.round(num(flag, value()));
+        break;
       case '--connections':
         o.connections = Math.round(num(flag, value()));
         break;
@@ -116,8 +128,8 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--only': {
         const v = value();
-        if (v !== 'lists' && v !== 'search' && v !== 'sorts' && v !== 'comments' && v !== 'donations' && v !== 'seed')
-          throw new Error(`--only takes lists, search, sorts, comments, donations or seed, got ${JSON.stringify(v)}`);
+        if (v !== 'lists' && v !== 'search' && v !== 'sorts' && v !== 'comments' && v !== 'donations' && v !== 'instances' && v !== 'uploads' && v !== 'seed')
+          throw new Error(`--only takes lists, search, sorts, comments, donations, instances, uploads or seed, got ${JSON.stringify(v)}`);
         o.only = v;
         if (v === 'seed') o.keep = true;
         break;
@@ -505,7 +517,12 @@ export interface CpuMeter {
   snapshot(): Promise<CpuSnapshot>;
 }
 
-function cpuMeter(probe: postgres.Sql, appPgid: number, rawPgid: number): CpuMeter {
+/**
+ * `app` counts the process groups `appPgids` and `pgApp` the backends named `appNames` (several
+ * when several app processes answer, as in the instances part); `raw` the baseline's.
+ */
+function cpuMeter(probe: postgres.Sql, appPgids: number | number[], rawPgid: number, appNames: string[] = ['kindling-bench-app']): CpuMeter {
+  const pgids = typeof appPgids === 'number' ? [appPgids] : appPgids;
   return {
     async snapshot() {
       const backends = await probe<{ pid: number; app: string }[]>`
@@ -515,11 +532,11 @@ function cpuMeter(probe: postgres.Sql, appPgid: number, rawPgid: number): CpuMet
       return {
         at: performance.now(),
         busy: HAS_PROC ? systemBusyTicks() : 0,
-        app: HAS_PROC ? groupTicks(appPgid) : 0,
+        app: HAS_PROC ? pgids.reduce((s, g) => s + groupTicks(g), 0) : 0,
         raw: HAS_PROC ? groupTicks(rawPgid) : 0,
-        pgApp: sum((a) => a === 'kindling-bench-app'),
+        pgApp: sum((a) => appNames.includes(a)),
         pgRaw: sum((a) => a === 'kindling-bench-raw'),
-        pgOther: sum((a) => a !== 'kindling-bench-app' && a !== 'kindling-bench-raw'),
+        pgOther: sum((a) => !appNames.includes(a) && a !== 'kindling-bench-raw'),
         self: ((self.user + self.system) / 1e6) * TICKS_PER_S,
       };
     },
@@ -770,6 +787,17 @@ other.
   through a proxy that reads the PostgreSQL protocol, gives the statements and round trips of a
   donation. Targets: the app at least 0.7x the baseline's req/s; all to one campaign at least 0.8x
   spread; reads of the campaign of ${HOT_DONATIONS.toLocaleString('en-US')} within 1.2x of the one of none (p95).
+- **Instances** (\`bench/instances.ts\`): the lists part's requests (the app's scenarios above
+  but the new-search one), each at a steady \`--rate\`, answered by one app process, by two on the
+  same database behind one address (a round-robin proxy in the bench's process, Node's http with
+  a keep-alive agent to each; its CPU is not counted) and by one with \`DATABASE_PREPARE=off\`, all
+  three through the same proxy and with \`JOBS=off\`, in rounds taking turns. Target (issue #31): on
+  two cores a second process brings no throughput, so two processes' server CPU per request at
+  most 1.1x one's. The prepare-off column is what a transaction-mode pooler costs.
+- **Uploads** (\`bench/uploads.ts\`): \`POST /api/upload/campaign/multi\` with a 1600x1200 photo-like
+  JPEG, signed in, \`--images\` per storage one at a time and as many two at a time, to an app
+  storing on local disk and one storing in an S3 bucket (s3rver in a process of its own), in turn:
+  time per image (median, p95), images a second, app CPU per image, and the ratio bucket/disk.
 - **Targets (2 cores):** REST list at least 0.8x the raw baseline (0.85x since issue #29); tRPC
   list and detail at least 0.8x the REST ones in req/s and at most 1.3x their server CPU per
   request; at 1,000,000 campaigns deep pages p95 under 10 ms, reported at each of the three
@@ -779,8 +807,8 @@ other.
 Run it: \`npm run bench\` (100,000 campaigns), \`npm run bench -- --campaigns 1000000\`. Options:
 \`--keep\` keeps the database, \`--reuse\` runs against a kept one without seeding, \`--explain\`
 prints \`EXPLAIN (ANALYZE, BUFFERS)\` of each query first, \`--duration\`, \`--warmup\`,
-\`--connections\`, \`--rate\`, \`--search-rate\`, \`--only lists\`, \`--only search\`, \`--only sorts\`, \`--only comments\` or
-\`--only donations\` (one part alone), \`--only seed\` (seed, keep and stop), \`--database NAME\` (another
+\`--connections\`, \`--rate\`, \`--search-rate\`, \`--images\`, \`--only lists\`, \`--only search\`, \`--only sorts\`, \`--only comments\`,
+\`--only donations\`, \`--only instances\` or \`--only uploads\` (one part alone), \`--only seed\` (seed, keep and stop), \`--database NAME\` (another
 name than \`kindling_bench\`: two sizes kept side by side).
 
 `;
@@ -1176,7 +1204,7 @@ function pickWord(share: number): string {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   BENCH_DB = o.database;
-  const runs = (part: 'lists' | 'search' | 'sorts' | 'comments' | 'donations') => o.only === 'all' || o.only === part;
+  const runs = (part: 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads') => o.only === 'all' || o.only === part;
   const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (!serverUrl || !/^postgres(ql)?:\/\//.test(serverUrl)) {
     console.error(
@@ -1586,6 +1614,26 @@ async function main() {
         machine: `${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}`,
       });
     }
+    // what the instances and uploads parts measure with: CPU of the app processes they start and of their PostgreSQL backends
+    const partTools = {
+      startApp,
+      stopChild,
+      load,
+      waitForQuiet,
+      otherCores,
+      meterFor: (pgids: number[], appNames: string[]) => cpuMeter(probe, pgids, raw.proc.pid!, appNames),
+      ticksPerSecond: TICKS_PER_S,
+      percentile,
+    };
+    if (runs('instances')) {
+      // it starts its own three processes
+      if (current) await stopChild(current.child);
+      current = null;
+      const shapes: ListShape[] = scenarios
+        .filter((s) => s.server === 'app' && !s.latencyOnly)
+        .map((s) => ({ key: s.key, label: s.label, path: s.url.slice(base.length), paths: s.paths }));
+      await benchInstances(o, { tools: partTools, shapes, env: { pgVersion, sharedBuffers }, docs: DOCS, docsHeader: DOCS_HEADER });
+    }
     if (runs('comments')) {
       // the thread reads are timed flat out from one address, so without the per-address budget
       // (it would time itself); the list under readers runs the app with its defaults: there the
@@ -1604,6 +1652,11 @@ async function main() {
         commentTargets,
         { pgVersion, sharedBuffers },
       );
+    }
+    if (runs('uploads')) {
+      if (current) await stopChild(current.child);
+      current = null;
+      await benchUploads(o, { tools: partTools, probe, tmpDir, env: { pgVersion, sharedBuffers }, docs: DOCS, docsHeader: DOCS_HEADER });
     }
     if (runs('donations')) {
       // last: it writes (donations to 2,002 campaigns); it starts the app with its own settings
