@@ -24,7 +24,7 @@ export async function openTestDatabase(): Promise<Database & { reopen(): Promise
     const u = new URL(adminUrl);
     u.pathname = `/${name}`;
     const url = u.toString();
-    const open = async (): Promise<Database> => openPostgres(url, { max: 5 });
+    const open = async (): Promise<Database> => openPostgres(pooledUrl(url) ?? url, pooledOptions(url));
     const first = await open();
     return {
       ...first,
@@ -40,6 +40,25 @@ export async function openTestDatabase(): Promise<Database & { reopen(): Promise
   const db = await openPglite(undefined, { loadDataDir: dump });
   // PGlite in memory cannot be opened twice: a "restart" keeps the same instance under a new app
   return { ...db, reopen: async () => ({ ...db, close: async () => {} }) };
+}
+
+/**
+ * TEST_DATABASE_POOLED_URL (a pooler in front of TEST_DATABASE_URL's server, e.g. PgBouncer in
+ * transaction mode, src/server/db/pgbouncer.heavy.test.ts): the test files' apps reach their
+ * databases through it, as DATABASE_URL behind a pooler, with DATABASE_PREPARE (on|off) and
+ * without the session settings a pooler refuses; each file's database is still made, and its
+ * migrations run, on the server itself (the direct URL).
+ */
+function pooledUrl(directUrl: string): string | undefined {
+  const pooled = process.env.TEST_DATABASE_POOLED_URL;
+  if (!pooled) return undefined;
+  const u = new URL(pooled);
+  u.pathname = new URL(directUrl).pathname;
+  return u.toString();
+}
+function pooledOptions(directUrl: string) {
+  if (!process.env.TEST_DATABASE_POOLED_URL) return { max: 5 };
+  return { max: 5, directUrl, prepare: process.env.DATABASE_PREPARE !== 'off', sessionSettings: false };
 }
 
 let tempDataDir: string | undefined;
