@@ -61,9 +61,10 @@ export function registerHealth(app: FastifyInstance, opts: { db: Db; databaseUrl
     },
   } satisfies Readiness);
 
-  app.addHook('onRequest', (_req, reply, done) => {
+  // when the answer goes out rather than when the request came: one under way as the drain began closes too
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
-    done();
+    done(null, payload);
   });
 
   /**
