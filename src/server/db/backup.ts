@@ -110,7 +110,8 @@ export async function writeBackup(opts: { dataDir: string; dump: () => Promise<B
   const dataDir = path.resolve(opts.dataDir);
   const file = path.resolve(opts.file);
   if (existsSync(file)) throw new BackupError(`${file} exists already: name another file`);
-  await mkdir(path.dirname(file), { recursive: true });
+  // a folder made here is as private as the backups in it
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const createdAt = new Date();
   const pgdata = Buffer.from(await (await opts.dump()).arrayBuffer());
   const manifest: Manifest = { format: BACKUP_FORMAT, app: 'kindling', database: 'pglite', createdAt: createdAt.toISOString() };
@@ -187,10 +188,10 @@ export async function serveBackups(opts: { dataDir: string; database: Database; 
     socket.on('error', () => {});
     socket.on('data', (chunk: string) => {
       input += chunk;
-      if (input.length > 8192) return answer({ ok: false, error: 'request too long' });
       const nl = input.indexOf('\n');
-      if (nl < 0) return;
+      if (nl < 0 && input.length <= 8192) return;
       socket.removeAllListeners('data');
+      if (nl < 0) return answer({ ok: false, error: 'request too long' });
       let file: unknown;
       try {
         file = (JSON.parse(input.slice(0, nl)) as { file?: unknown }).file;
