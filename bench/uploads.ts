@@ -137,6 +137,9 @@ export async function benchUploads(
   const s3Dir = path.join(ctx.tmpDir, 's3rver');
   mkdirSync(s3Dir, { recursive: true });
   const s3 = await startS3rver(s3Dir);
+  // stopped below; and if the bench is stopped meanwhile (run.ts exits on SIGINT and SIGTERM), with it
+  const stopS3 = () => s3.proc.kill('SIGTERM');
+  process.once('exit', stopS3);
   // every limit off but the sizes: one account uploads them all (RATE_LIMIT_PER_MINUTE=0 from
   // startApp turns the hourly budget off), its space large enough; JOBS=off, so that the app's
   // CPU is the uploads' alone
@@ -283,7 +286,8 @@ export async function benchUploads(
     console.log('Wrote the uploads results to docs/benchmarks.md.');
   } finally {
     for (const app of apps) await tools.stopChild(app.child);
-    s3.proc.kill('SIGTERM');
+    stopS3();
+    process.off('exit', stopS3);
     // the bench account and its image rows go: the files were in the temporary directories, gone with them
     await probe
       .begin(async (tx) => {
