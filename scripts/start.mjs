@@ -28,6 +28,9 @@ function newestMtime(p) {
  */
 function serverBuildIsStale() {
   if (!existsSync(path.join(dist, 'main.js')) || !existsSync(stampFile)) return true;
+  // a copy without the server's sources (dist/ with drizzle/ and package.json, as in the
+  // container image) has nothing to compile from: its build is used as it is
+  if (!existsSync(path.join(root, 'src', 'server'))) return false;
   let inputs;
   try {
     inputs = JSON.parse(readFileSync(stampFile, 'utf8')).inputs;

@@ -61,6 +61,9 @@ export function precompressDir(dir: string): number {
 export function clientBuildIsStale(): boolean {
   const stamp = path.join(clientDist, STAMP);
   if (!existsSync(stamp) || !existsSync(path.join(clientDist, 'index.html'))) return true;
+  // a copy without the client's sources (the container image: dist/, drizzle/, package.json) has
+  // nothing to build from and uses the built client as it is, whatever the files' times say
+  if (!existsSync(path.join(projectRoot, 'src', 'client'))) return false;
   const built = statSync(stamp).mtimeMs;
   const sources = ['src/client', 'src/shared', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((p) => newestMtime(path.join(projectRoot, p)));
   return Math.max(...sources) > built;

@@ -13,7 +13,9 @@ import { projectRoot } from './http/client-app';
  * and answers the first page from dist/server/main.js, with no TypeScript loaded in the server's
  * process. A second start compiles and creates nothing; a server file saved after the build makes
  * the next start compile again. The copy shares this project's node_modules (a link) and holds
- * everything else a clone has, so the test never touches this project's own dist/.
+ * everything else a clone has, so the test never touches this project's own dist/. Last, the
+ * build alone (dist/, drizzle/, package.json: the container image's files) runs with `node
+ * dist/server/main.js` and builds nothing, whatever the copied files' times say.
  */
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'kindling-clone-'));
@@ -45,14 +47,15 @@ interface Start {
   stop: () => Promise<number | null>;
 }
 
-function start(): Start {
+/** `npm start` in the copy by default (`node scripts/start.mjs`, with the probe loaded first). */
+function start(args = ['--import', pathToFileURL(probe).href, 'scripts/start.mjs'], cwd = root): Start {
   writeFileSync(loadedFile, '');
-  const child = spawn(process.execPath, ['--import', pathToFileURL(probe).href, 'scripts/start.mjs'], {
-    cwd: root,
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      DATA_DIR: dataDir,
+      DATA_DIR: path.join(cwd, 'data'),
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
@@ -177,6 +180,35 @@ describe('npm start on a fresh clone', () => {
       expect(progress(s.output())).toEqual([
         'Building the server (esbuild)...',
         expect.stringMatching(/^Server built in [\d.]+ s\.$/),
+        'Ready at http://localhost:0',
+      ]);
+    } finally {
+      const code = await s.stop();
+      expect(code, s.output()).toBe(0);
+    }
+  });
+});
+
+describe('the build without the sources', () => {
+  it('runs from dist/, drizzle/ and package.json alone, as in the container image, and builds nothing', async () => {
+    // what the Dockerfile's last stage copies; the copies' times are new, package.json the newest
+    const image = path.join(root, 'image');
+    cpSync(path.join(root, 'dist'), path.join(image, 'dist'), { recursive: true });
+    cpSync(path.join(root, 'drizzle'), path.join(image, 'drizzle'), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(image, 'package.json'));
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(path.join(image, 'package.json'), later, later);
+    symlinkSync(path.join(projectRoot, 'node_modules'), path.join(image, 'node_modules'), 'dir');
+
+    const s = start(['--max-semi-space-size=32', 'dist/server/main.js'], image);
+    try {
+      const port = await s.listening;
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="root">');
+      expect(progress(s.output())).toEqual([
+        `Creating the database in ${path.join(image, 'data', 'pg')} (embedded PostgreSQL, first start only)...`,
+        'Database created.',
         'Ready at http://localhost:0',
       ]);
     } finally {
