@@ -23,7 +23,12 @@ async function main() {
     process.exit(2);
   }
   const config = loadConfig();
-  const database = await openCheckedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openCheckedDatabase({
+    databaseUrl: config.databaseUrl,
+    directDatabaseUrl: config.directDatabaseUrl,
+    prepare: config.databasePrepare,
+    dataDir: config.dataDir,
+  });
   try {
     await database.migrate();
     const admin = command === 'grant';

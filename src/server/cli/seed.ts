@@ -1103,7 +1103,12 @@ async function main() {
   }
   const started = Date.now();
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    directDatabaseUrl: config.directDatabaseUrl,
+    prepare: config.databasePrepare,
+    dataDir: config.dataDir,
+  });
   try {
     console.log(`Database: ${database.describe}`);
     await database.migrate();
