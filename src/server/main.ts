@@ -68,7 +68,17 @@ async function main() {
     }
   }
 
-  const app = await buildApp({ config, db: database.db, client: dev ? 'dev' : 'built' });
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    app = await buildApp({ config, db: database.db, client: dev ? 'dev' : 'built' });
+  } catch (err) {
+    // a read replica (DATABASE_READ_URL) that cannot be reached: its one line, as for the database
+    if (err instanceof DatabaseUnavailableError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
   app.log.info(`database: ${database.describe}`);
   await serveBackups({ dataDir: config.dataDir, database, log: app.log });
 
