@@ -12,10 +12,11 @@ import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
  * alone; files not named here go after the named ones, browser files first, then heavy, then server.
  */
 const LONGEST_FIRST = [
-  // issue #31's heavy files, timed on a loaded machine only (pgbouncer 320 s and backup 155 s at
-  // a load of 14-18): first, as each runs real processes for a while
-  'src/server/db/pgbouncer.heavy.test.ts', // a nested server run of 22 files through PgBouncer
-  'src/server/db/backup.heavy.test.ts',
+  // issue #31's heavy files first, as each runs real processes for a while (seconds from the
+  // fresh-clone run of a73aa1e, a day the machine ran about half as fast: fuzz.heavy took 70 s
+  // alone at this commit and at the one before, against the 33 noted below)
+  'src/server/db/pgbouncer.heavy.test.ts', // 114: a nested server run of 22 files through PgBouncer
+  'src/server/db/backup.heavy.test.ts', // 65
   'e2e/discover.e2e.ts', // 46
   'e2e/community.e2e.ts', // 45
   'e2e/a11y-admin.e2e.ts', // 42
@@ -23,11 +24,11 @@ const LONGEST_FIRST = [
   'e2e/a11y-owner.e2e.ts', // 37
   'e2e/teams.e2e.ts', // 34
   'src/server/http/fuzz.heavy.test.ts', // 33
-  'src/server/drain.heavy.test.ts', // 52 on a loaded machine
-  'src/server/db/migrate-once.heavy.test.ts', // 58 on a loaded machine
-  'src/server/compiled-start.heavy.test.ts',
-  'src/server/instances.heavy.test.ts', // 34 on a loaded machine
-  'src/server/db/replica.heavy.test.ts', // 15-40
+  'src/server/compiled-start.heavy.test.ts', // 40 (that run)
+  'src/server/db/migrate-once.heavy.test.ts', // 21 (that run)
+  'src/server/drain.heavy.test.ts', // 18 (that run)
+  'src/server/instances.heavy.test.ts', // 12 (that run)
+  'src/server/db/replica.heavy.test.ts', // 7 (that run)
   'e2e/campaign-edit.e2e.ts', // 33
   'e2e/keyboard.e2e.ts', // 32
   'e2e/donations.e2e.ts', // 30
