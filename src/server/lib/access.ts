@@ -353,6 +353,26 @@ export function canSeeUpdate(
   return update.audience === 'public' || isOwnerOrAdmin(actor.user, campaign.ownerId) || isBacker;
 }
 
+/** An update everyone may read for good: public, on a released campaign (its pictures need no gate). */
+export function isUpdateOpenToAll(update: { audience: 'public' | 'backers'; releasedAt: Date | null }): boolean {
+  return update.audience === 'public' && update.releasedAt !== null;
+}
+
+/**
+ * Whether an uploaded file (its address, `/uploads/<key>`) is shown by something public for good:
+ * the cover or gallery of a released campaign or project (a release is never undone), a person's
+ * picture or a team's cover. Such a file may be copied where anyone reads it (object storage's
+ * public prefix, storage/serve.ts); a draft's images, unplaced uploads and the pictures of comments
+ * and updates never are.
+ */
+export function imagePublicForGoodSql(url: string): SQL {
+  const has = sql`jsonb_build_array(jsonb_build_object('url', ${url}::text))`;
+  return sql`(exists (select 1 from campaigns where released_at is not null and (image_url = ${url} or images @> ${has}))
+    or exists (select 1 from projects where released_at is not null and (image_url = ${url} or images @> ${has}))
+    or exists (select 1 from users where image_url = ${url})
+    or exists (select 1 from teams where image_url = ${url}))`;
+}
+
 /** `canSeeUpdate` in SQL, over the campaign_updates table (or its alias). */
 export function updateVisibleSql(viewer: Viewer, u: { campaignId: AnyColumn; audience: AnyColumn }): SQL {
   const campaignSeen = sql`exists (select 1 from ${updateCampaign.from} where ${updateCampaign.id} = ${u.campaignId} and ${itemVisibleSql(viewer, updateCampaign)})`;

@@ -3,6 +3,7 @@ import fastifyStatic from '@fastify/static';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { type Db, rowsOf } from '../db/client';
+import { imagePublicForGoodSql } from '../lib/access';
 import type { S3Storage } from './s3';
 import { isStorageKey, UPLOADS_URL_PREFIX } from './storage';
 
@@ -41,15 +42,9 @@ export async function registerUploadsStatic(app: FastifyInstance, root: string):
  * cover. Only such images are copied to the public prefix; everything else (a draft's images,
  * an upload not placed yet, a comment's or an update's picture) is answered by the app alone.
  */
+/** lib/access.ts decides which files are public for good. */
 async function isPublicImage(db: Db, url: string): Promise<boolean> {
-  const has = sql`jsonb_build_array(jsonb_build_object('url', ${url}::text))`;
-  const [row] = rowsOf<{ public: boolean }>(
-    await db.execute(sql`
-      select exists (select 1 from campaigns where released_at is not null and (image_url = ${url} or images @> ${has}))
-          or exists (select 1 from projects where released_at is not null and (image_url = ${url} or images @> ${has}))
-          or exists (select 1 from users where image_url = ${url})
-          or exists (select 1 from teams where image_url = ${url}) as public`),
-  );
+  const [row] = rowsOf<{ public: boolean }>(await db.execute(sql`select ${imagePublicForGoodSql(url)} as public`));
   return row?.public === true;
 }
 

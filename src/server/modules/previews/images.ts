@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { rowsOf } from '../../db/client';
 import type { Deps } from '../../deps';
 import { readReadSession } from '../../http/request-auth';
-import { backerSql, canSeeItem, canSeeUpdate, isOwner, isOwnerOrAdmin, mayHoldCircleGrant, viewerOf } from '../../lib/access';
+import { backerSql, canSeeItem, canSeeUpdate, isOwner, isOwnerOrAdmin, isUpdateOpenToAll, mayHoldCircleGrant, viewerOf } from '../../lib/access';
 import { UPLOADS_URL_PREFIX } from '../../storage/storage';
 import { circleGrant } from './grant';
 
@@ -62,7 +62,7 @@ export function registerDraftImageGate(app: FastifyInstance, deps: Deps): void {
         select u.campaign_id, u.audience, c.type, c.owner_id, c.released_at from campaign_updates u join campaigns c on c.id = u.campaign_id
          where u.images @> jsonb_build_array(jsonb_build_object('url', ${url}::text))`),
     );
-    const gatedUpdates = updates.some((u) => u.audience === 'public' && u.released_at !== null) ? [] : updates;
+    const gatedUpdates = updates.some((u) => isUpdateOpenToAll({ audience: u.audience, releasedAt: u.released_at })) ? [] : updates;
     if (!refs.length && !gatedUpdates.length) return;
     await readReadSession(req, reply, deps);
     const actor = req.actor;
