@@ -168,9 +168,12 @@ async function soundLedger(db: Database['db']) {
   expect(await unbalancedLedgerGroups(db)).toEqual([]);
   const rows = await db.select().from(donations);
   const groups = await db.select().from(ledgerGroups);
+  // a donation the backup caught between its two steps (made, then confirmed by the provider's
+  // event) is pending and not booked, as the app left it then: the reconciliation job settles it
   for (const d of rows) {
-    expect({ id: d.id, status: d.status }).toEqual({ id: d.id, status: 'succeeded' });
-    expect(groups.filter((g) => g.donationId === d.id).map((g) => g.kind)).toEqual(['donation']);
+    const pending = d.status === 'pending';
+    expect({ id: d.id, status: d.status }).toEqual({ id: d.id, status: pending ? 'pending' : 'succeeded' });
+    expect(groups.filter((g) => g.donationId === d.id).map((g) => g.kind)).toEqual(pending ? [] : ['donation']);
   }
   // and no booking without its donation
   const ids = new Set(rows.map((d) => d.id));
@@ -314,7 +317,7 @@ describe('backup and restore of the embedded database', () => {
         [...campaignIds].sort(),
       );
       const found = await db
-        .select({ id: donations.id, campaignId: donations.campaignId, amount: donations.amount })
+        .select({ id: donations.id, campaignId: donations.campaignId, amount: donations.amount, status: donations.status })
         .from(donations)
         .where(
           inArray(
@@ -323,7 +326,8 @@ describe('backup and restore of the embedded database', () => {
           ),
         );
       expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
-        given.map((d) => ({ id: d.id, campaignId: d.campaignId, amount: d.amount })).sort((a, b) => a.id.localeCompare(b.id)),
+        // acknowledged before the backup began: paid then, so paid in the backup
+        given.map((d) => ({ id: d.id, campaignId: d.campaignId, amount: d.amount, status: 'succeeded' })).sort((a, b) => a.id.localeCompare(b.id)),
       );
       await soundLedger(db);
       accounts = (await db.select({ id: users.id }).from(users)).length;

@@ -113,13 +113,15 @@ describe.skipIf(!postgres)('pg_dump and pg_restore under writes', () => {
       expect(await unbalancedLedgerGroups(db)).toEqual([]);
       const all = await db.select({ id: donations.id, status: donations.status, amount: donations.amount }).from(donations);
       const groups = await db.select({ donationId: ledgerGroups.donationId, kind: ledgerGroups.kind }).from(ledgerGroups);
+      // a donation the dump caught between its two steps (made, then confirmed by the provider's
+      // event) is pending and not booked, as the app left it then: the reconciliation job settles it
       for (const d of all)
         expect({ id: d.id, status: d.status, booked: groups.filter((g) => g.donationId === d.id).length }).toEqual({
           id: d.id,
-          status: 'succeeded',
-          booked: 1,
+          status: d.status === 'pending' ? 'pending' : 'succeeded',
+          booked: d.status === 'pending' ? 0 : 1,
         });
-      expect(groups.length).toBe(all.length);
+      expect(groups.length).toBe(all.filter((d) => d.status === 'succeeded').length);
       const [totals] = await db.select({ n: sql<string>`sum(${campaignTotals.raised} - ${campaignTotals.refunded})` }).from(campaignTotals);
       const [ledger] = await db
         .select({ n: sql<string>`sum(${ledgerEntries.amount}) filter (where ${ledgerEntries.accountType} = 'campaign')` })
