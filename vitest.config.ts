@@ -15,7 +15,6 @@ const LONGEST_FIRST = [
   // issue #31's heavy files first, as each runs real processes for a while (seconds from the
   // fresh-clone run of a73aa1e, a day the machine ran about half as fast: fuzz.heavy took 70 s
   // alone at this commit and at the one before, against the 33 noted below)
-  'src/server/db/pgbouncer.heavy.test.ts', // 114: a nested server run of 22 files through PgBouncer
   'src/server/db/backup.heavy.test.ts', // 65
   'e2e/discover.e2e.ts', // 46
   'e2e/community.e2e.ts', // 45

@@ -4,12 +4,15 @@ import path from 'node:path';
 import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { openPglite, openPostgres } from '../src/server/db/client';
+import { PGBOUNCER, startPgbouncer } from './pgbouncer';
 
 /**
  * Picks the test database once for the whole run:
  *   TEST_DATABASE_URL if set, else a testcontainers Postgres if a container runtime answers,
  *   else PGlite. On Postgres a migrated template database is made, and each test file clones
  *   it (CREATE DATABASE ... TEMPLATE); on PGlite a migrated data dump is loaded per file.
+ * On PostgreSQL with Debian's pgbouncer installed (CI installs it), a PgBouncer in transaction mode
+ * is started in front of the server for the files test/pgbouncer.ts names.
  */
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +25,8 @@ declare module 'vitest' {
     pgDbPrefix: string;
     /** PGlite: a file holding the migrated data directory. */
     pgliteDump: string;
+    /** Postgres with pgbouncer installed: the run's pooler (transaction mode) as a base URL, else ''. */
+    pgPooledUrl: string;
   }
 }
 
@@ -42,7 +47,7 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-type Provided = Pick<ProvidedContext, 'dbKind' | 'dbDescribe' | 'pgAdminUrl' | 'pgTemplate' | 'pgDbPrefix' | 'pgliteDump'>;
+type Provided = Pick<ProvidedContext, 'dbKind' | 'dbDescribe' | 'pgAdminUrl' | 'pgTemplate' | 'pgDbPrefix' | 'pgliteDump' | 'pgPooledUrl'>;
 
 /** The database of the whole run, made once, and what undoes it. */
 interface RunDatabase {
@@ -73,6 +78,7 @@ async function prepare(): Promise<RunDatabase> {
     const tmpl = await openPostgres(withDatabase(serverUrl, template), { max: 1 });
     await tmpl.migrate();
     await tmpl.close();
+    const pooler = PGBOUNCER ? await startPgbouncer(serverUrl) : undefined;
     const provided: Provided = {
       dbKind: 'postgres',
       dbDescribe: `PostgreSQL (${source})`,
@@ -80,14 +86,18 @@ async function prepare(): Promise<RunDatabase> {
       pgTemplate: template,
       pgDbPrefix: `kt_${process.pid}_`,
       pgliteDump: '',
+      pgPooledUrl: pooler ? pooler.url(serverUrl) : '',
     };
-    console.log(`[tests] database: PostgreSQL via ${source}; each test file gets its own database`);
+    console.log(
+      `[tests] database: PostgreSQL via ${source}; each test file gets its own database${pooler ? ', some through PgBouncer (test/pgbouncer.ts)' : ''}`,
+    );
     const teardown = async () => {
       // drop what the files made (they drop their own; this catches crashed workers)
       const left = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`kt_${process.pid}_%`}`;
       for (const d of left) await admin.unsafe(`drop database if exists ${d.datname} with (force)`);
       await admin.unsafe(`drop database if exists ${template}`);
       await admin.end();
+      await pooler?.stop();
       await stopContainer?.();
     };
     return { provided, teardown, users: 0 };
@@ -107,6 +117,7 @@ async function prepare(): Promise<RunDatabase> {
     pgTemplate: '',
     pgDbPrefix: '',
     pgliteDump: file,
+    pgPooledUrl: '',
   };
   console.log('[tests] database: PGlite (set TEST_DATABASE_URL to test on a real PostgreSQL server)');
   return { provided, teardown: () => rmSync(dir, { recursive: true, force: true }), users: 0 };

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { loadConfig, type Config } from '../src/server/config';
 import { openPglite, openPostgres, type Database } from '../src/server/db/client';
 import { emailOutbox, ledgerEntries } from '../src/server/db/schema';
 import { checkContract } from './contract';
+import { pooledUrl, throughPooler } from './pgbouncer';
 
 export const ORIGIN = 'http://localhost:3000';
 
@@ -24,7 +25,7 @@ export async function openTestDatabase(): Promise<Database & { reopen(): Promise
     const u = new URL(adminUrl);
     u.pathname = `/${name}`;
     const url = u.toString();
-    const open = async (): Promise<Database> => openPostgres(pooledUrl(url) ?? url, pooledOptions(url));
+    const open = (): Promise<Database> => openThrough(url);
     const first = await open();
     return {
       ...first,
@@ -43,22 +44,25 @@ export async function openTestDatabase(): Promise<Database & { reopen(): Promise
 }
 
 /**
- * TEST_DATABASE_POOLED_URL (a pooler in front of TEST_DATABASE_URL's server, e.g. PgBouncer in
- * transaction mode, src/server/db/pgbouncer.heavy.test.ts): the test files' apps reach their
- * databases through it, as DATABASE_URL behind a pooler, with DATABASE_PREPARE (on|off) and
- * without the session settings a pooler refuses; each file's database is still made, and its
- * migrations run, on the server itself (the direct URL).
+ * A pooler in front of the test server (PgBouncer in transaction mode): the file's app reaches its
+ * database through it, as DATABASE_URL behind a pooler, with DATABASE_PREPARE (default off here)
+ * and without the session settings a pooler refuses; the file's database is still made, and its
+ * migrations run, on the server itself (the direct URL). TEST_DATABASE_POOLED_URL sends every file
+ * through a pooler of your own; otherwise the files test/pgbouncer.ts names go through the run's
+ * (test/global-setup.ts), when there is one.
  */
-function pooledUrl(directUrl: string): string | undefined {
-  const pooled = process.env.TEST_DATABASE_POOLED_URL;
-  if (!pooled) return undefined;
-  const u = new URL(pooled);
-  u.pathname = new URL(directUrl).pathname;
-  return u.toString();
+function poolerFor(directUrl: string): string | undefined {
+  const own = process.env.TEST_DATABASE_POOLED_URL;
+  if (own) return pooledUrl(own, directUrl);
+  const run = inject('pgPooledUrl');
+  const file = expect.getState().testPath;
+  if (run && file && throughPooler(file)) return pooledUrl(run, directUrl);
+  return undefined;
 }
-function pooledOptions(directUrl: string) {
-  if (!process.env.TEST_DATABASE_POOLED_URL) return { max: 5 };
-  return { max: 5, directUrl, prepare: process.env.DATABASE_PREPARE !== 'off', sessionSettings: false };
+function openThrough(directUrl: string): Promise<Database> {
+  const pooled = poolerFor(directUrl);
+  if (!pooled) return openPostgres(directUrl, { max: 5 });
+  return openPostgres(pooled, { max: 5, directUrl, prepare: process.env.DATABASE_PREPARE === 'on', sessionSettings: false });
 }
 
 let tempDataDir: string | undefined;
