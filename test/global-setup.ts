@@ -5,6 +5,7 @@ import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { openPglite, openPostgres } from '../src/server/db/client';
 import { PGBOUNCER, startPgbouncer } from './pgbouncer';
+import { COMPILED_DIR } from './processes';
 
 /**
  * Picks the test database once for the whole run:
@@ -140,6 +141,7 @@ export default async function setup(project: TestProject) {
     run.users -= 1;
     if (run.users > 0) return;
     delete holder[RUN_DATABASE];
+    rmSync(COMPILED_DIR, { recursive: true, force: true });
     await run.teardown();
   };
 }

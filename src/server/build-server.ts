@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** Where `npm run build` puts the server: main.js (what `npm start` and the container run) and build-client.js. */
@@ -36,18 +36,38 @@ export const SERVER_STAMP = '.build-stamp';
  * they find the same files as under tsx, and the source file itself need not be there (the
  * container image has no src/).
  */
-function sourceLocation(): Plugin {
+function sourceLocation(outdir: string): Plugin {
   return {
     name: 'source-location',
     setup(build) {
       build.onLoad({ filter: /\.ts$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
         if (!source.includes('import.meta.url')) return undefined;
-        const fromBundle = path.relative(serverDist, args.path).split(path.sep).join('/');
+        const fromBundle = path.relative(outdir, args.path).split(path.sep).join('/');
         return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`), loader: 'ts' };
       });
     },
   };
+}
+
+/**
+ * How the server's code is bundled into `outdir` (inside the project, so that packages resolve
+ * from its node_modules): also used by the tests that start app processes (test/processes.ts), so
+ * they run the code as the build makes it.
+ */
+export function serverBundleOptions(outdir: string) {
+  return {
+    absWorkingDir: projectRoot,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    // compiled.ts: the server knows it runs from the build
+    define: { KINDLING_COMPILED: 'true' },
+    plugins: [sourceLocation(outdir)],
+    logLevel: 'warning',
+  } satisfies BuildOptions;
 }
 
 /**
@@ -63,19 +83,10 @@ export async function buildServer(): Promise<void> {
   rmSync(serverDist, { recursive: true, force: true });
   mkdirSync(serverDist, { recursive: true });
   await build({
-    absWorkingDir: projectRoot,
+    ...serverBundleOptions(serverDist),
     entryPoints: { main: 'src/server/main.ts', 'build-client': 'src/server/cli/build-client.ts' },
     outdir: serverDist,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.19',
     sourcemap: 'linked',
-    // compiled.ts: the server knows it runs from the build
-    define: { KINDLING_COMPILED: 'true' },
-    plugins: [sourceLocation()],
-    logLevel: 'warning',
   });
   const stamp = path.join(serverDist, SERVER_STAMP);
   writeFileSync(stamp, `${JSON.stringify({ inputs: SERVER_INPUTS, started: started.toISOString() })}\n`);

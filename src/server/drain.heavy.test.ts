@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { compiled } from '../../test/processes';
 import { projectRoot } from './http/client-app';
 
 /**
@@ -37,6 +38,7 @@ let dropDatabase: (() => Promise<void>) | undefined;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-drain-'));
 
 const load = (file: string) => JSON.stringify(path.join(projectRoot, file));
+let serverFile: string;
 const SERVER = `
 const { loadConfig } = await import(${load('src/server/config.ts')});
 const { openCheckedDatabase } = await import(${load('src/server/db/client.ts')});
@@ -82,7 +84,7 @@ interface Server {
 /** The app as its own process; resolves once it listens. */
 function startServer(env: Record<string, string>): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', SERVER], {
+    const child = spawn(process.execPath, [serverFile], {
       cwd: projectRoot,
       env: {
         PATH: process.env.PATH,
@@ -165,6 +167,7 @@ async function until(what: string, done: () => boolean, polls = 3000): Promise<v
 }
 
 beforeAll(async () => {
+  serverFile = await compiled({ name: 'drain-server', source: SERVER });
   if (!postgres) return;
   // a database of this file's own, as openTestDatabase makes it, whose address the processes are given
   const { default: pg } = await import('postgres');

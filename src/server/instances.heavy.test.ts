@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { desc, eq } from 'drizzle-orm';
@@ -10,6 +10,7 @@ import { buildTestApp, multipart, PASSWORD, pngImage, signUpVerified } from '../
 import { CONDITION_WAIT_MS } from '../../test/limits';
 import { type Database, openPostgres } from './db/client';
 import { donations, subscriptions } from './db/schema';
+import { compiled } from '../../test/processes';
 import { projectRoot } from './http/client-app';
 import { periodOf } from './modules/donations/service';
 import { setAdmin } from './modules/users/admin-grant';
@@ -86,9 +87,8 @@ function startServer(env: Record<string, string> = {}): Promise<Server> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-two-'));
   dataDirs.push(dataDir);
   return new Promise((resolve, reject) => {
-    // one process (node with tsx's loader), not tsx's launcher, which relays a signal to the app's
-    // process only once that answers it has a handler: under load it may answer late and be killed
-    const child = spawn(process.execPath, ['--import', 'tsx', serverFile], {
+    // the app's own process (compiled: test/processes.ts), which the signals reach directly
+    const child = spawn(process.execPath, [serverFile], {
       cwd: projectRoot,
       env: {
         PATH: process.env.PATH,
@@ -191,8 +191,7 @@ beforeAll(async () => {
     await admin.end();
   };
   s3Dir = mkdtempSync(path.join(os.tmpdir(), 'kindling-two-s3-'));
-  serverFile = path.join(s3Dir, '..', `${path.basename(s3Dir)}-server.mts`);
-  writeFileSync(serverFile, SERVER);
+  serverFile = await compiled({ name: 'instance', source: SERVER });
   s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: BUCKET }] });
   s3Port = (await s3.run()).port;
   // fixtures the processes do not make themselves (a verified account, an admin) come through an app in this process
@@ -205,7 +204,7 @@ afterAll(async () => {
   await database?.close();
   await dropDatabase?.();
   await s3?.close();
-  for (const dir of [...dataDirs, s3Dir, serverFile]) if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [...dataDirs, s3Dir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe.skipIf(!postgres)('two instances on one database and one bucket', () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { pngImage, unbalancedLedgerGroups } from '../../../test/helpers';
+import { compiled } from '../../../test/processes';
 import { CONDITION_WAIT_MS } from '../../../test/limits';
 import { projectRoot } from '../http/client-app';
 import { BACKUPS_DIR, SET_ASIDE_PREFIX } from './backup';
@@ -28,7 +29,6 @@ import { campaigns, campaignTotals, donations, ledgerEntries, ledgerGroups, user
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-backup-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
 const POLL_MS = 100;
 const MAX_POLLS = CONDITION_WAIT_MS / POLL_MS;
 const GOOD = '4242 4242 4242 4242';
@@ -77,9 +77,10 @@ interface Server {
 }
 
 /** The app on DATA_DIR; resolves once it listens (its own line on stdout). */
-function startServer(): Promise<Server> {
+async function startServer(): Promise<Server> {
+  const file = await compiled({ name: 'backup-server', source: SERVER });
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['--eval', SERVER], { cwd: projectRoot, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [file], { cwd: projectRoot, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
@@ -101,10 +102,11 @@ function startServer(): Promise<Server> {
   });
 }
 
-/** A command of the project (`npm run backup` is `tsx src/server/cli/backup.ts`), to its exit. */
-function run(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** A command of the project (`npm run backup` is `tsx src/server/cli/backup.ts`), compiled, to its exit. */
+async function run(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const file = await compiled(script);
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [script, ...args], { cwd: projectRoot, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [file, ...args], { cwd: projectRoot, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

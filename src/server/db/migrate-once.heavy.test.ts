@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { compiled } from '../../../test/processes';
 import { projectRoot } from '../http/client-app';
 import { migrationsFolder, openCheckedDatabase } from './client';
 
@@ -56,8 +57,8 @@ interface Migrator {
 }
 
 /** One process opening the database at `url` as the server does; `ready` once it waits for the word to migrate. */
-function startMigrator(url: string): Migrator {
-  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['--eval', MIGRATOR], {
+function startMigrator(file: string, url: string): Migrator {
+  const child = spawn(process.execPath, [file], {
     cwd: projectRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -99,11 +100,12 @@ describe.skipIf(!postgres)('processes starting together on an empty database', (
   it(`all start, ${PROCESSES} at once, ${ROUNDS} rounds, each migration applied once`, async () => {
     const { default: pg } = await import('postgres');
     const admin = pg(inject('pgAdminUrl'), { max: 1, onnotice: () => {} });
+    const file = await compiled({ name: 'migrator', source: MIGRATOR });
     const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
     try {
       for (let round = 1; round <= ROUNDS; round++) {
         const url = await emptyDatabase(admin, round);
-        const migrators = Array.from({ length: PROCESSES }, () => startMigrator(url));
+        const migrators = Array.from({ length: PROCESSES }, () => startMigrator(file, url));
         try {
           await Promise.all(migrators.map((m) => m.ready));
           // the word to migrate, to all four at once

@@ -6,6 +6,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildTestApp, call, signUpVerified, type Client } from '../../../test/helpers';
+import { compiled } from '../../../test/processes';
 import { CONDITION_WAIT_MS } from '../../../test/limits';
 import { type Database, openPostgres } from '../db/client';
 import { campaigns, changeHistory, emailOutbox, projects } from '../db/schema';
@@ -34,6 +35,7 @@ let owner: Client & { userId: string };
 let dropDatabase: () => Promise<void>;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-release-'));
 
+let serverFile: string;
 const SERVER = `
 (async () => {
   const { loadConfig } = await import(${JSON.stringify(path.join(projectRoot, 'src/server/config.ts'))});
@@ -65,7 +67,7 @@ interface Server {
 /** One app process on the test's database; resolves once it listens (its own line on stdout). */
 function startServer(): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['--eval', SERVER], {
+    const child = spawn(process.execPath, [serverFile], {
       cwd: projectRoot,
       env: {
         PATH: process.env.PATH,
@@ -204,6 +206,7 @@ async function withTwoServers(body: (servers: Server[]) => Promise<void>): Promi
 }
 
 beforeAll(async () => {
+  serverFile = await compiled({ name: 'release-server', source: SERVER });
   if (!postgres) return;
   // a database of this file's own, as openTestDatabase makes it, whose address the processes are given
   const { default: pg } = await import('postgres');
