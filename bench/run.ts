@@ -17,6 +17,7 @@ import { ListQuery } from '../src/shared/schemas/campaigns';
 import { BIG_COMMENTS, explainComments, findCommentTargets, LONG_REPLIES, seedComments, SMALL_COMMENTS, type CommentTargets } from './comments';
 import { benchDonations, HOT_DONATIONS, seedHotCampaign, send, WRITE_CAMPAIGNS } from './donations';
 import { writeDocsSection } from './docs-section';
+import { benchFirstStart } from './first-start';
 import { benchInstances, type ListShape } from './instances';
 import { benchSearch } from './search';
 import { benchSorts } from './sorts';
@@ -26,7 +27,7 @@ import { VOCABULARY } from './vocabulary';
 /**
  * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
  *   [--warmup 2] [--connections 10] [--rate 100] [--images 60]
- *   [--only lists|search|sorts|comments|donations|instances|uploads|seed]`
+ *   [--only lists|search|sorts|comments|donations|instances|uploads|first-start|seed]`
  *
  * On a real PostgreSQL server (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL):
  * makes a fresh database `kindling_bench`, migrates it, bulk-seeds it with SQL, starts the real
@@ -38,7 +39,8 @@ import { VOCABULARY } from './vocabulary';
  * a campaign of 1,000,000 donations, and writes its own section. The instances part
  * (bench/instances.ts) measures the lists part's requests answered by one app process, by two
  * behind one address and by one with prepared statements off; the uploads part (bench/uploads.ts)
- * the time an image takes to upload to local disk and to an S3 bucket. `--only` measures one part
+ * the time an image takes to upload to local disk and to an S3 bucket; the first-start part
+ * (bench/first-start.ts, no database) how long `npm start` takes on a fresh clone. `--only` measures one part
  * alone. Everything it starts is stopped at the end and on error; the database is dropped unless
  * --keep. --reuse takes a kept database with the same N as it is (no seeding, except parts a
  * database kept from before them lacks: the comments, the campaign of 1,000,000 donations).
@@ -65,7 +67,7 @@ export interface Options {
   warmup: number;
   connections: number;
   /** Measure only one part (all by default); `seed` seeds (or migrates a reused database) and stops. */
-  only: 'all' | 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'seed';
+  only: 'all' | 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'first-start' | 'seed';
   /** Images the uploads part sends per storage, one at a time and again two at a time. */
   images: number;
   /** Steady rates of the search part: one word, and pairs and triples (`--search-rate 50`, or `10,5`). */
@@ -128,8 +130,18 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--only': {
         const v = value();
-        if (v !== 'lists' && v !== 'search' && v !== 'sorts' && v !== 'comments' && v !== 'donations' && v !== 'instances' && v !== 'uploads' && v !== 'seed')
-          throw new Error(`--only takes lists, search, sorts, comments, donations, instances, uploads or seed, got ${JSON.stringify(v)}`);
+        if (
+          v !== 'lists' &&
+          v !== 'search' &&
+          v !== 'sorts' &&
+          v !== 'comments' &&
+          v !== 'donations' &&
+          v !== 'instances' &&
+          v !== 'uploads' &&
+          v !== 'first-start' &&
+          v !== 'seed'
+        )
+          throw new Error(`--only takes lists, search, sorts, comments, donations, instances, uploads, first-start or seed, got ${JSON.stringify(v)}`);
         o.only = v;
         if (v === 'seed') o.keep = true;
         break;
@@ -798,6 +810,10 @@ other.
   JPEG, signed in, \`--images\` per storage one at a time and as many two at a time, to an app
   storing on local disk and one storing in an S3 bucket (s3rver in a process of its own), in turn:
   time per image (median, p95), images a second, app CPU per image, and the ratio bucket/disk.
+- **First start** (\`bench/first-start.ts\`, no database): \`npm start\` in a clone of the commit
+  (node_modules a link to this checkout's), from spawning it to the first page: a fresh clone, the
+  build kept with a new data directory, and a restart, in turn; wall time, CPU of every process
+  of the start, the server's RSS. Target (issue #31): a fresh clone's first page within 10 s.
 - **Targets (2 cores):** REST list at least 0.8x the raw baseline (0.85x since issue #29); tRPC
   list and detail at least 0.8x the REST ones in req/s and at most 1.3x their server CPU per
   request; at 1,000,000 campaigns deep pages p95 under 10 ms, reported at each of the three
@@ -808,7 +824,7 @@ Run it: \`npm run bench\` (100,000 campaigns), \`npm run bench -- --campaigns 10
 \`--keep\` keeps the database, \`--reuse\` runs against a kept one without seeding, \`--explain\`
 prints \`EXPLAIN (ANALYZE, BUFFERS)\` of each query first, \`--duration\`, \`--warmup\`,
 \`--connections\`, \`--rate\`, \`--search-rate\`, \`--images\`, \`--only lists\`, \`--only search\`, \`--only sorts\`, \`--only comments\`,
-\`--only donations\`, \`--only instances\` or \`--only uploads\` (one part alone), \`--only seed\` (seed, keep and stop), \`--database NAME\` (another
+\`--only donations\`, \`--only instances\`, \`--only uploads\` or \`--only first-start\` (one part alone), \`--only seed\` (seed, keep and stop), \`--database NAME\` (another
 name than \`kindling_bench\`: two sizes kept side by side).
 
 `;
@@ -1204,7 +1220,12 @@ function pickWord(share: number): string {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   BENCH_DB = o.database;
-  const runs = (part: 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads') => o.only === 'all' || o.only === part;
+  const runs = (part: 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'first-start') => o.only === 'all' || o.only === part;
+  // the first start needs no database: a clone of the commit and its own embedded one
+  if (runs('first-start')) {
+    await benchFirstStart({ root: ROOT, docs: DOCS, docsHeader: DOCS_HEADER });
+    if (o.only === 'first-start') return;
+  }
   const serverUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (!serverUrl || !/^postgres(ql)?:\/\//.test(serverUrl)) {
     console.error(
