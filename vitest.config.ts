@@ -12,53 +12,63 @@ import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
  * alone; files not named here go after the named ones, browser files first, then heavy, then server.
  */
 const LONGEST_FIRST = [
-  // issue #31's heavy files first, as each runs real processes for a while (seconds from the
-  // fresh-clone run of a73aa1e, a day the machine ran about half as fast: fuzz.heavy took 70 s
-  // alone at this commit and at the one before, against the 33 noted below)
-  'src/server/db/backup.heavy.test.ts', // 65
-  'e2e/discover.e2e.ts', // 46
-  'e2e/community.e2e.ts', // 45
-  'e2e/a11y-admin.e2e.ts', // 42
-  'e2e/screens.e2e.ts', // 40
-  'e2e/a11y-owner.e2e.ts', // 37
-  'e2e/teams.e2e.ts', // 34
-  'src/server/http/fuzz.heavy.test.ts', // 33
-  'src/server/compiled-start.heavy.test.ts', // 40 (that run)
-  'src/server/db/migrate-once.heavy.test.ts', // 21 (that run)
-  'src/server/drain.heavy.test.ts', // 18 (that run)
-  'src/server/instances.heavy.test.ts', // 12 (that run)
-  'src/server/db/replica.heavy.test.ts', // 7 (that run)
-  'e2e/campaign-edit.e2e.ts', // 33
-  'e2e/keyboard.e2e.ts', // 32
-  'e2e/donations.e2e.ts', // 30
-  'e2e/a11y-visitor.e2e.ts', // 28
-  'e2e/chargebacks.e2e.ts', // 27
-  'e2e/auth.e2e.ts', // 24
-  'e2e/comments.e2e.ts', // 23
-  'e2e/admin.e2e.ts', // 22
-  'e2e/payouts.e2e.ts', // 21
-  'e2e/supports.e2e.ts', // 20
-  'e2e/preview-circle.e2e.ts', // 20 (beside the others on a loaded machine: 21 s where supports took 16)
-  'e2e/projects.e2e.ts', // 19
-  'e2e/campaigns.e2e.ts', // 15
-  'e2e/delivery.e2e.ts', // 15
-  'src/server/db/data-dir-lock.test.ts', // 11
-  'e2e/home.e2e.ts', // 10
-  'src/server/modules/campaigns/list.property.test.ts', // 9
-  'src/server/modules/donations/money-edges.test.ts', // 8
-  'src/server/modules/uploads/uploads.test.ts', // 7
-  'src/server/modules/teams/teams.test.ts', // 7
-  'src/server/modules/teams/teams.property.test.ts', // 6
-  'src/server/http/startup.test.ts', // 6
-  'e2e/api-docs.e2e.ts', // 6
-  'e2e/drafts.e2e.ts', // 4
-  'src/server/modules/auth/auth.test.ts', // 4
-  'src/server/modules/campaigns/page-marks.property.test.ts', // 4
-  'src/server/lib/write-limits.test.ts', // 4
-  'src/server/modules/teams/paging.test.ts', // 3
+  // seconds of each file in a run of `npm test` on a 2-core machine (2026-11-27, all lanes at once;
+  // from its first test to its last, so a file's beforeAll is not in it)
+  'src/server/http/fuzz.heavy.test.ts', // 63
+  'e2e/discover.e2e.ts', // 31
+  'e2e/phones.e2e.ts', // 25
+  'e2e/a11y-owner.e2e.ts', // 22
+  'e2e/a11y-admin.e2e.ts', // 22
+  'src/server/db/backup.heavy.test.ts', // 22
+  'e2e/screens.e2e.ts', // 19
+  'src/server/compiled-start.heavy.test.ts', // 19
+  'e2e/community.e2e.ts', // 19
+  'e2e/a11y-visitor.e2e.ts', // 18
+  'e2e/preview-circle.e2e.ts', // 17
+  'e2e/campaign-edit.e2e.ts', // 16
+  'e2e/teams.e2e.ts', // 14
+  'e2e/keyboard.e2e.ts', // 13
+  'src/server/jobs/release-processes.heavy.test.ts', // 11
+  // two whose beforeAll is most of their time: a standby made with initdb and pg_basebackup, and
+  // two app processes with an S3 server (about 7 and 6 s from start to end, each run alone)
+  'src/server/db/replica.heavy.test.ts',
+  'src/server/instances.heavy.test.ts',
+  'e2e/donations.e2e.ts', // 11
+  'src/server/http/health.test.ts', // 10
+  'src/server/modules/campaigns/list.property.test.ts', // 10
+  'e2e/chargebacks.e2e.ts', // 9
+  'e2e/payouts.e2e.ts', // 9
+  'e2e/comments.e2e.ts', // 9
+  'src/server/db/data-dir-lock.test.ts', // 9
+  'e2e/auth.e2e.ts', // 9
+  'e2e/admin.e2e.ts', // 9
+  'e2e/campaigns.e2e.ts', // 8
+  'src/server/drain.heavy.test.ts', // 8
+  'src/server/modules/teams/teams.property.test.ts', // 8
+  'e2e/projects.e2e.ts', // 7
+  'e2e/supports.e2e.ts', // 6
+  'e2e/dashboard.e2e.ts', // 6
+  'src/server/modules/uploads/uploads.test.ts', // 6
+  'src/server/storage/s3.test.ts', // 5
+  'e2e/campaign-page.e2e.ts', // 5
+  'src/server/db/pgbouncer.heavy.test.ts', // 5
+  'src/server/modules/teams/teams.test.ts', // 5
+  'e2e/updates.e2e.ts', // 5
+  'src/server/modules/auth/auth.test.ts', // 5
+  'src/server/modules/campaigns/page-marks.property.test.ts', // 5
+  'e2e/api-docs.e2e.ts', // 4
+  'e2e/delivery.e2e.ts', // 4
+  'e2e/nothing-lost.e2e.ts', // 4
+  'src/server/db/migrate-once.heavy.test.ts', // 4
+  'src/server/modules/donations/money-edges.test.ts', // 4
+  'src/server/http/startup.test.ts', // 4
+  'src/server/modules/previews/previews.test.ts', // 3
+  'src/server/modules/previews/visibility-matrix.test.ts', // 3
+  'e2e/home.e2e.ts', // 3
   'src/server/auth/login-throttle.test.ts', // 3
-  'e2e/my-funds.e2e.ts', // 3
-  'e2e/trust.e2e.ts', // 2
+  'src/server/modules/teams/paging.test.ts', // 3
+  'e2e/drafts.e2e.ts', // 3
+  'src/server/modules/campaigns/campaigns.test.ts', // 3
 ];
 
 /** Lanes in the order their unnamed files start: a browser file is likely longer than a heavy one. */
