@@ -93,10 +93,12 @@ async function startProxy(upstreams: string[]): Promise<Proxy> {
 }
 
 interface Setup {
-  key: 'one' | 'two' | 'noprep';
+  key: 'one' | 'two' | 'noprep' | 'half';
   label: string;
   proxy: Proxy;
   meter: CpuMeter;
+  /** The share of `--rate` this setup is sent (1 but for 'half'). */
+  share: number;
 }
 
 interface Acc {
@@ -133,18 +135,30 @@ export async function benchInstances(
   const proxies: Proxy[] = [];
   try {
     const setups: Setup[] = [
-      { key: 'one', label: 'one process', proxy: await startProxy([a.base]), meter: tools.meterFor([a.child.proc.pid!], [names.a]) },
+      { key: 'one', label: 'one process', proxy: await startProxy([a.base]), meter: tools.meterFor([a.child.proc.pid!], [names.a]), share: 1 },
       {
         key: 'two',
         label: 'two processes, round robin',
         proxy: await startProxy([a.base, b.base]),
         meter: tools.meterFor([a.child.proc.pid!, b.child.proc.pid!], [names.a, names.b]),
+        share: 1,
       },
       {
         key: 'noprep',
         label: 'one process, DATABASE_PREPARE=off',
         proxy: await startProxy([c.base]),
         meter: tools.meterFor([c.child.proc.pid!], [names.noprep]),
+        share: 1,
+      },
+      // the control: one process sent what each of the two gets (half the rate). A process's CPU
+      // per request falls as its requests come closer together (more of them share each wake-up of
+      // its event loop), so two processes at a rate are compared with one at half of it too
+      {
+        key: 'half',
+        label: 'one process, half the rate',
+        proxy: await startProxy([a.base]),
+        meter: tools.meterFor([a.child.proc.pid!], [names.a]),
+        share: 0.5,
       },
     ];
     proxies.push(...setups.map((s) => s.proxy));
@@ -169,7 +183,7 @@ export async function benchInstances(
 
     const slice = o.duration / ROUNDS;
     process.stdout.write(`\nInstances: warming every process up on every shape at ${o.rate} req/s (${o.warmup} s each)...`);
-    for (const setup of setups) for (const shape of ctx.shapes) await tools.load(scenario(shape, setup), o.warmup, o.connections, o.rate);
+    for (const setup of setups) for (const shape of ctx.shapes) await tools.load(scenario(shape, setup), o.warmup, o.connections, o.rate * setup.share);
     console.log(' done');
     console.log(`\nInstances: a steady ${o.rate} requests a second, ${ROUNDS} rounds of ${slice.toFixed(1)} s per shape and setup, the setups in turn:`);
     const acc = new Map<string, Acc>();
@@ -183,7 +197,7 @@ export async function benchInstances(
           const x = acc.get(k)!;
           if (round === 0 && setup === setups[0]) await tools.waitForQuiet(setup.meter);
           const before = await setup.meter.snapshot();
-          const r = await tools.load(scenario(shape, setup), slice, o.connections, o.rate);
+          const r = await tools.load(scenario(shape, setup), slice, o.connections, o.rate * setup.share);
           const after = await setup.meter.snapshot();
           x.samples.push(...r.samples);
           x.total += r.total;
@@ -218,21 +232,23 @@ export async function benchInstances(
       }
       return all;
     };
-    const totals = { one: sum('one'), two: sum('two'), noprep: sum('noprep') };
+    const totals = { one: sum('one'), two: sum('two'), noprep: sum('noprep'), half: sum('half') };
     const cpu = (x: Acc) => ({ server: ms(x, x.appTicks), pg: ms(x, x.pgTicks) });
-    const [one, two, noprep] = [cpu(totals.one), cpu(totals.two), cpu(totals.noprep)];
+    const [one, two, noprep, half] = [cpu(totals.one), cpu(totals.two), cpu(totals.noprep), cpu(totals.half)];
     const twoOverOne = two.server / one.server;
-    const others = [...totals.one.other, ...totals.two.other, ...totals.noprep.other];
+    const twoOverHalf = two.server / half.server;
+    const others = [...totals.one.other, ...totals.two.other, ...totals.noprep.other, ...totals.half.other];
     const rows = ctx.shapes.map((shape) => {
       const get = (key: Setup['key']) => {
         const x = acc.get(`${shape.key}/${key}`)!;
         x.samples.sort((p, q) => p - q);
         return { p95: tools.percentile(x.samples, 0.95), ...cpu(x), failed: x.bad + x.timeouts };
       };
-      const [r1, r2, r0] = [get('one'), get('two'), get('noprep')];
-      const failed = r1.failed + r2.failed + r0.failed;
+      const [r1, r2, r0, rh] = [get('one'), get('two'), get('noprep'), get('half')];
+      const failed = r1.failed + r2.failed + r0.failed + rh.failed;
       return (
         `| ${shape.label} | ${f(r1.p95)} | ${f(r1.server, 2)} | ${f(r1.pg, 2)} | ${f(r2.p95)} | ${f(r2.server, 2)} | ${f(r2.pg, 2)} | ${f(r2.server / r1.server, 2)} | ` +
+        `${f(rh.server, 2)} | ${f(r2.server / rh.server, 2)} | ` +
         `${f(r0.p95)} | ${f(r0.server, 2)} | ${f(r0.pg, 2)} | ${f((r0.server + r0.pg) / (r1.server + r1.pg), 2)} |${failed ? ` (${failed} failed)` : ''}`
       );
     });
@@ -243,26 +259,28 @@ export async function benchInstances(
       '',
       `The lists part's requests, anonymous, each shape at a steady ${o.rate} requests a second (evenly spaced, open loop), ${ROUNDS} rounds of ${f(slice)} s per shape and setup, ` +
         `the setups in turn (after ${o.warmup} s of warm-up of each), answered by one app process, by two on the same database behind one address (a round-robin proxy ` +
-        `in the bench's process: the two got ${split.map((n) => n.toLocaleString('en-US')).join(' and ')} of the timed requests), and by one with \`DATABASE_PREPARE=off\`. ` +
+        `in the bench's process: the two got ${split.map((n) => n.toLocaleString('en-US')).join(' and ')} of the timed requests), by one with \`DATABASE_PREPARE=off\`, ` +
+        `and by one sent half the rate (what each of the two gets: the control). ` +
         'Every setup is reached through the same proxy, whose CPU is not counted. Each app has its own pool of 10 connections and `JOBS=off`. ' +
         `CPU columns: milliseconds per answered request of the app processes (utime + stime from /proc) and of their PostgreSQL backends. ` +
         `Other processes on the machine used ${f(Math.min(...others))}-${f(Math.max(...others))} cores.`,
       '',
-      '| request | one: p95 ms | one: server CPU | one: PG CPU | two: p95 ms | two: server CPU | two: PG CPU | two/one server CPU | prepare off: p95 ms | prepare off: server CPU | prepare off: PG CPU | prepare off/on, server + PG CPU |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| request | one: p95 ms | one: server CPU | one: PG CPU | two: p95 ms | two: server CPU | two: PG CPU | two/one server CPU | one at half the rate: server CPU | two / one at half the rate | prepare off: p95 ms | prepare off: server CPU | prepare off: PG CPU | prepare off/on, server + PG CPU |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows,
-      `| **all requests** | | ${f(one.server, 2)} | ${f(one.pg, 2)} | | ${f(two.server, 2)} | ${f(two.pg, 2)} | ${f(twoOverOne, 2)} | | ${f(noprep.server, 2)} | ${f(noprep.pg, 2)} | ` +
+      `| **all requests** | | ${f(one.server, 2)} | ${f(one.pg, 2)} | | ${f(two.server, 2)} | ${f(two.pg, 2)} | ${f(twoOverOne, 2)} | ${f(half.server, 2)} | ${f(twoOverHalf, 2)} | | ${f(noprep.server, 2)} | ${f(noprep.pg, 2)} | ` +
         `${f((noprep.server + noprep.pg) / (one.server + one.pg), 2)} |`,
       '',
       `Target (issue #31): two processes' server CPU per request at most ${TWO_OVER_ONE_MAX}x one's: ${f(twoOverOne, 2)} (${verdict(twoOverOne <= TWO_OVER_ONE_MAX)}); ` +
-        `their PostgreSQL CPU per request ${f(two.pg / one.pg, 2)}x. ` +
+        `their PostgreSQL CPU per request ${f(two.pg / one.pg, 2)}x. Against one process sent what each of the two gets (half the rate): ${f(twoOverHalf, 2)}x ` +
+        `(one process's own CPU per request at half the rate: ${f(half.server / one.server, 2)}x its CPU at the full rate). ` +
         `Prepared statements off (\`DATABASE_PREPARE=off\`, for a transaction-mode pooler): server CPU per request ${f(noprep.server / one.server, 2)}x, ` +
         `PostgreSQL CPU per request ${f(noprep.pg / one.pg, 2)}x, both together ${f((noprep.server + noprep.pg) / (one.server + one.pg), 2)}x those with them on.`,
     ].join('\n');
     console.log(`\n${body}\n`);
     writeDocsSection(ctx.docs, ctx.docsHeader, { heading: '## Several instances: one process against two', name: `instances N=${o.campaigns}` }, body);
     console.log('Wrote the instances results to docs/benchmarks.md.');
-    if (totals.one.bad || totals.two.bad || totals.noprep.bad) process.exitCode = 1;
+    if (totals.one.bad || totals.two.bad || totals.noprep.bad || totals.half.bad) process.exitCode = 1;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
     for (const app of [a, b, c]) await tools.stopChild(app.child);

@@ -803,9 +803,11 @@ other.
   but the new-search one), each at a steady \`--rate\`, answered by one app process, by two on the
   same database behind one address (a round-robin proxy in the bench's process, Node's http with
   a keep-alive agent to each; its CPU is not counted) and by one with \`DATABASE_PREPARE=off\`, all
-  three through the same proxy and with \`JOBS=off\`, in rounds taking turns. Target (issue #31): on
-  two cores a second process brings no throughput, so two processes' server CPU per request at
-  most 1.1x one's. The prepare-off column is what a transaction-mode pooler costs.
+  three through the same proxy and with \`JOBS=off\`, in rounds taking turns, and, as a control, by
+  one process sent half the rate (what each of the two gets: a process's CPU per request rises as
+  its requests come further apart). Target (issue #31): on two cores a second process brings no
+  throughput, so two processes' server CPU per request at most 1.1x one's. The prepare-off column
+  is what a transaction-mode pooler costs.
 - **Uploads** (\`bench/uploads.ts\`): \`POST /api/upload/campaign/multi\` with a 1600x1200 photo-like
   JPEG, signed in, \`--images\` per storage one at a time and as many two at a time, to an app
   storing on local disk and one storing in an S3 bucket (s3rver in a process of its own), in turn:
