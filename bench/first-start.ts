@@ -134,7 +134,9 @@ export async function benchFirstStart(ctx: FirstStartContext): Promise<void> {
     const cases: { name: string; before: () => void; samples: Sample[] }[] = [
       {
         name: 'fresh clone (no dist/, no data/)',
-        before: () => ['dist', 'data'].forEach((d) => rmSync(path.join(clone, d), { recursive: true, force: true })),
+        before: () => {
+          for (const d of ['dist', 'data']) rmSync(path.join(clone, d), { recursive: true, force: true });
+        },
         samples: [],
       },
       { name: 'built, new data directory', before: () => rmSync(path.join(clone, 'data'), { recursive: true, force: true }), samples: [] },
