@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiled } from '../../../test/processes';
 import { projectRoot } from '../http/client-app';
 import { DataDirInUseError, openDatabase, openPglite, type Database } from './client';
 import { users } from './schema';
@@ -42,9 +43,11 @@ interface Run {
  * as far as serving is stopped and reported as such (it should never get there while the
  * directory is held).
  */
-function run(script: string, args: string[] = []): Promise<Run> {
+async function run(script: string, args: string[] = []): Promise<Run> {
+  // compiled as the build compiles it, started with plain node (test/processes.ts)
+  const file = await compiled(script);
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), [script, ...args], {
+    const child = spawn(process.execPath, [file, ...args], {
       cwd: projectRoot,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

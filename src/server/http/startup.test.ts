@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { compiled } from '../../../test/processes';
 import { connectionFailureCause, postgresLocation } from '../db/client';
 import { projectRoot } from './client-app';
 
@@ -14,9 +15,11 @@ import { projectRoot } from './client-app';
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kindling-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function start(databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function start(databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  // the server as the build compiles it, started with plain node (test/processes.ts)
+  const file = await compiled('src/server/main.ts');
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['src/server/main.ts'], {
+    const child = spawn(process.execPath, [file], {
       cwd: projectRoot,
       env: {
         PATH: process.env.PATH,
