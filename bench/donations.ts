@@ -258,8 +258,17 @@ export function donationRequests(tag: string, campaignIds: string[], pathOf: (id
 
 type DonationRequest = ReturnType<ReturnType<typeof donationRequests>>;
 
-/** Sends one request (keep-alive agent) and answers its status, body and time in ms. */
-export function send(agent: http.Agent, base: string, r: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+/**
+ * Sends one request (keep-alive agent) and answers its status, body and time in ms. A GET sent on
+ * a kept-alive connection the server closed at that moment (ECONNRESET on a reused socket) is sent
+ * again once, on a new connection, as browsers do: Node's documented pattern for that race.
+ */
+export function send(
+  agent: http.Agent,
+  base: string,
+  r: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+  retried = false,
+): Promise<{ status: number; body: string; ms: number }> {
   return new Promise<{ status: number; body: string; ms: number }>((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(`${base}${r.path}`, { agent, method: r.method ?? 'GET', headers: r.headers, timeout: 10_000 }, (res) => {
@@ -268,7 +277,10 @@ export function send(agent: http.Agent, base: string, r: { method?: string; path
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - t0 }));
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within 10 s: ${r.path}`)));
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET' && (r.method ?? 'GET') === 'GET') send(agent, base, r, true).then(resolve, reject);
+      else reject(err);
+    });
     req.end(r.body);
   });
 }

@@ -227,6 +227,8 @@ export async function benchSearch(o: Options, b: SearchBench): Promise<void> {
   const kindP95: Record<string, number> = {};
   const kindRequests: Record<string, number> = {};
   let failed = 0;
+  /** Why requests failed (status and the start of the body, or the error), with how many each. */
+  const reasons = new Map<string, number>();
   for (const kind of KINDS) {
     const mine = results.filter((r) => r.kind === kind);
     const rate = kind === 'one word' ? rates.words : rates.combos;
@@ -248,7 +250,11 @@ export async function benchSearch(o: Options, b: SearchBench): Promise<void> {
       inflight.push(
         timedGet(spelling(mine[k].q, variant)).then(
           (t) => void samples[k].push(t),
-          () => void failed++,
+          (err: unknown) => {
+            failed++;
+            const why = (err instanceof Error ? err.message : String(err)).replace(/^[^:]*: /, '').slice(0, 160);
+            reasons.set(why, (reasons.get(why) ?? 0) + 1);
+          },
         ),
       );
     }
@@ -266,7 +272,10 @@ export async function benchSearch(o: Options, b: SearchBench): Promise<void> {
     process.stdout.write(`done (p95 of all ${percentile(all, 0.95).toFixed(1)} ms${failed ? `, ${failed} failed!` : ''})\n`);
   }
   agent.destroy();
-  if (failed) process.exitCode = 1;
+  if (failed) {
+    for (const [why, n] of reasons) console.log(`  failed ${n} time(s): ${why}`);
+    process.exitCode = 1;
+  }
 
   // the plans of the slowest searches, as the app's own statements run them
   const worst = [...results].sort((x, y) => y.pgCpu - x.pgCpu).slice(0, 3);
