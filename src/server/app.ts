@@ -153,7 +153,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   let receiveWebhook: Services['donations']['receiveWebhook'] | undefined;
   const payments = opts.payments ?? (await createPaymentProvider(config, async (name, body, headers) => void (await receiveWebhook!(name, body, headers))));
   // anonymous list, search and detail reads go to the replica when there is one (db/replica.ts)
-  const replica = !opts.readDb && config.databaseReadUrl ? await openReplica(config.databaseReadUrl, { prepare: config.databasePrepare }) : undefined;
+  const replica =
+    !opts.readDb && config.databaseReadUrl
+      ? await openReplica(config.databaseReadUrl, {
+          prepare: config.databasePrepare,
+          onChange: (up, cause) =>
+            up
+              ? app.log.info('read replica answers again: anonymous reads go to it')
+              : app.log.warn(`read replica does not answer (${cause}): every read goes to the primary until it does`),
+        })
+      : undefined;
   if (replica) {
     app.addHook('onClose', () => replica.close());
     app.log.info(`read replica: ${replica.describe}`);
@@ -163,6 +172,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const deps: Deps = {
     db,
     ...(readDb ? { readDb } : {}),
+    ...(replica ? { readDbUp: replica.up } : {}),
     config,
     mailer,
     limiter: createRateLimiter(db, config.rateLimitPerMinute, { writes: config.writeLimits }),

@@ -16,6 +16,11 @@ export interface Deps {
    * detail reads go there, chosen per caller by `readerFor` (db/replica.ts): never ask it directly.
    */
   readDb?: Db;
+  /**
+   * Whether the replica answered its last check (db/replica.ts: every REPLICA_CHECK_MS); while it
+   * does not, `readerFor` sends every read to the primary. Unset: the replica counts as up.
+   */
+  readDbUp?: () => boolean;
   config: Config;
   mailer: Mailer;
   limiter: RateLimiter;

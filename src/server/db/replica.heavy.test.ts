@@ -92,6 +92,7 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
   let standbyDir: string;
   let primaryUrl: string;
   let standbyUrl: string;
+  let standbyPort: number;
   let primary: Database;
   /** Superuser connections of the test, to pause and watch the standby. */
   let primarySql: postgres.Sql;
@@ -139,6 +140,7 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
     await primary.migrate();
     // the standby: a base backup that writes standby.signal and primary_conninfo (-R), streaming from the primary
     await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(p1), '-U', 'postgres', '-D', standbyDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+    standbyPort = p2;
     await startCluster(standbyDir, p2);
     standbySql = postgres(`postgres://postgres@127.0.0.1:${p2}/postgres`, { max: 1, onnotice: () => {} });
     standbyUrl = `postgres://postgres@127.0.0.1:${p2}/kindling`;
@@ -313,6 +315,52 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
       expect(res.cookies.map((c) => c.name)).not.toContain(READ_AFTER_WRITE_COOKIE);
     } finally {
       await plain.close();
+    }
+  });
+
+  it('a standby that stops answering is left for the primary within a few checks, and read again once it answers', async () => {
+    const log = capturedLog();
+    const watched = await buildTestApp(primary, { databaseUrl: primaryUrl, databaseReadUrl: standbyUrl, readAfterWriteMs: 60_000 }, log);
+    const read = (url: string) => call(watched, anonymous(), { method: 'GET', url });
+    const said = () => log.lines.filter((l) => l.msg.startsWith('read replica ')).map((l) => [l.level, l.msg.replace(/ \(.*\):/, ' (...):')]);
+    const make = async (title: string) => {
+      const res = await call(watched, owner, { method: 'POST', url: '/api/campaigns', payload: { title, goalAmount: 100, actionMode: 'donation' } });
+      expect(res.statusCode).toBe(201);
+      return res.json()._id as string;
+    };
+    try {
+      expect(watched.deps.readDbUp?.()).toBe(true);
+      // something only the primary has: written while the standby's replay is held
+      await pauseReplay();
+      const first = await make('Written while the standby lags');
+      expect(ids(await read('/api/campaigns'))).not.toContain(first);
+
+      await pg('pg_ctl', ['-D', standbyDir, '-m', 'fast', '-w', 'stop']);
+      // the next checks find it gone: every anonymous read is answered by the primary
+      await until('anonymous reads answered by the primary', async () => {
+        const res = await read('/api/campaigns');
+        return res.statusCode === 200 && ids(res).includes(first);
+      });
+      expect(watched.deps.readDbUp?.()).toBe(false);
+      expect((await read(`/api/campaigns/${first}`)).statusCode).toBe(200);
+      expect(ids(await read('/api/campaigns?q=lags'))).toEqual([first]);
+      expect(said()).toEqual([[40, 'read replica does not answer (...): every read goes to the primary until it does']]);
+
+      // back: replay goes on as it starts, the checks find it, and anonymous reads go to it again
+      await startCluster(standbyDir, standbyPort);
+      await until('the replica answers its checks again', async () => watched.deps.readDbUp?.() === true);
+      expect(said()).toEqual([
+        [40, 'read replica does not answer (...): every read goes to the primary until it does'],
+        [30, 'read replica answers again: anonymous reads go to it'],
+      ]);
+      await resumeAndCatchUp();
+      await pauseReplay();
+      const second = await make('Written while the standby lags again');
+      expect(ids(await read('/api/campaigns'))).not.toContain(second);
+      await resumeAndCatchUp();
+      expect(ids(await read('/api/campaigns'))).toContain(second);
+    } finally {
+      await watched.close();
     }
   });
 });

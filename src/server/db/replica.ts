@@ -25,9 +25,12 @@ export const READ_AFTER_WRITE_COOKIE = 'kindling_wrote';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Where a read of this caller goes: the replica for an anonymous caller who has not just written, else the primary. */
-export function readerFor(deps: Pick<Deps, 'db' | 'readDb'>, actor: Actor): Db {
-  return deps.readDb !== undefined && mayReadReplica(actor) ? deps.readDb : deps.db;
+/**
+ * Where a read of this caller goes: the replica for an anonymous caller who has not just written,
+ * while the replica answers its checks; else the primary.
+ */
+export function readerFor(deps: Pick<Deps, 'db' | 'readDb' | 'readDbUp'>, actor: Actor): Db {
+  return deps.readDb !== undefined && (deps.readDbUp?.() ?? true) && mayReadReplica(actor) ? deps.readDb : deps.db;
 }
 
 /** Whether this caller's list, search and detail reads may be answered by the replica. */
@@ -41,8 +44,18 @@ export interface Replica {
   describe: string;
   /** False when the server is not in recovery (a primary, not a standby): the log warns. */
   standby: boolean;
+  /** Whether the replica answered its last check; reads go to the primary while it does not. */
+  up(): boolean;
   close(): Promise<void>;
 }
+
+/**
+ * How often a running app asks the replica whether it answers, and how long it waits for the
+ * answer. A replica that stops answering (stopped, failed over, unreachable) is left within about
+ * two checks: the anonymous reads go to the primary meanwhile, and back once it answers again.
+ * Requests already sent to it when it went away fail as any database error does.
+ */
+export const REPLICA_CHECK_MS = 2000;
 
 /**
  * Opens the replica's pool (postgres.js, the app's session settings, prepared statements as
@@ -51,22 +64,56 @@ export interface Replica {
  * read-only (`default_transaction_read_only`): a write sent there by mistake fails at once, even
  * when the address points at a primary.
  */
-export async function openReplica(url: string, opts: { prepare: boolean; max?: number }): Promise<Replica> {
+export async function openReplica(url: string, opts: { prepare: boolean; max?: number; onChange?: (up: boolean, cause?: string) => void }): Promise<Replica> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const client = postgres(url, {
     max: opts.max ?? 10,
     prepare: opts.prepare,
     onnotice: () => {},
+    // a replica that cannot be reached is given up on in seconds, not postgres.js's 30, and a
+    // query waits at most a quarter of a second for the next try to connect (postgres.js's own
+    // backoff grows to 20 s after failures, holding whatever waits for a connection that long)
+    connect_timeout: REPLICA_CHECK_MS / 1000,
+    backoff: () => 0.25,
     connection: { ...APP_CONNECTION_SETTINGS, default_transaction_read_only: true },
   });
   try {
     const [row] = await client<{ standby: boolean }[]>`select pg_is_in_recovery() as standby`;
+    let up = true;
+    let checking = false;
+    const check = async () => {
+      if (checking) return;
+      checking = true;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          client`select 1`,
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer within ${REPLICA_CHECK_MS / 1000} s`)), REPLICA_CHECK_MS);
+          }),
+        ]);
+        if (!up) opts.onChange?.(true);
+        up = true;
+      } catch (err) {
+        if (up) opts.onChange?.(false, connectionFailureCause(err, url));
+        up = false;
+      } finally {
+        clearTimeout(timer);
+        checking = false;
+      }
+    };
+    const interval = setInterval(() => void check(), REPLICA_CHECK_MS);
+    interval.unref();
     return {
       db: drizzle(client, { schema }) as unknown as Db,
       describe: `PostgreSQL at ${redactUrl(url)}`,
       standby: row?.standby === true,
-      close: () => client.end({ timeout: 5 }),
+      up: () => up,
+      close: () => {
+        clearInterval(interval);
+        return client.end({ timeout: 5 });
+      },
     };
   } catch (err) {
     await client.end({ timeout: 1 }).catch(() => {});
