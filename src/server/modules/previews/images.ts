@@ -21,6 +21,17 @@ interface DraftRef {
   owner_id: string;
 }
 
+/** A row of the gate's one statement: a draft that shows the file, or an update that does. */
+interface ShownOn {
+  kind: 'campaign' | 'project' | 'update';
+  id: string;
+  type: string;
+  owner_id: string;
+  campaign_id: string | null;
+  audience: string | null;
+  released_at: Date | null;
+}
+
 /** An update (issue #33) a file is a picture of, with its campaign. */
 interface UpdateRef {
   campaign_id: string;
@@ -48,20 +59,29 @@ export function registerDraftImageGate(app: FastifyInstance, deps: Deps): void {
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith(UPLOADS_URL_PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return;
     const url = req.url.split(/[?#]/, 1)[0];
-    const refs = rowsOf<DraftRef>(
+    // the drafts and the updates that show the file, in one round trip for every image asked for
+    // (each branch answered by its own index: the items' image columns, campaign_updates_images_idx)
+    const rows = rowsOf<ShownOn>(
       await deps.db.execute(sql`
-        select 'campaign' as kind, id, type, owner_id from campaigns
+        select 'campaign' as kind, id, type, owner_id, null::uuid as campaign_id, null::text as audience, null::timestamptz as released_at from campaigns
          where released_at is null and (image_url = ${url} or images @> jsonb_build_array(jsonb_build_object('url', ${url}::text)))
         union all
-        select 'project' as kind, id, type, owner_id from projects
-         where released_at is null and (image_url = ${url} or images @> jsonb_build_array(jsonb_build_object('url', ${url}::text)))`),
-    );
-    // the updates that show it (campaign_updates_images_idx answers the containment)
-    const updates = rowsOf<UpdateRef>(
-      await deps.db.execute(sql`
-        select u.campaign_id, u.audience, c.type, c.owner_id, c.released_at from campaign_updates u join campaigns c on c.id = u.campaign_id
+        select 'project' as kind, id, type, owner_id, null, null, null from projects
+         where released_at is null and (image_url = ${url} or images @> jsonb_build_array(jsonb_build_object('url', ${url}::text)))
+        union all
+        select 'update' as kind, u.id, c.type, c.owner_id, u.campaign_id, u.audience::text, c.released_at from campaign_updates u join campaigns c on c.id = u.campaign_id
          where u.images @> jsonb_build_array(jsonb_build_object('url', ${url}::text))`),
     );
+    const refs: DraftRef[] = rows.filter((r): r is ShownOn & DraftRef => r.kind !== 'update');
+    const updates: UpdateRef[] = rows
+      .filter((r) => r.kind === 'update')
+      .map((r) => ({
+        campaign_id: r.campaign_id as string,
+        audience: r.audience as UpdateRef['audience'],
+        type: r.type,
+        owner_id: r.owner_id,
+        released_at: r.released_at,
+      }));
     const gatedUpdates = updates.some((u) => isUpdateOpenToAll({ audience: u.audience, releasedAt: u.released_at })) ? [] : updates;
     if (!refs.length && !gatedUpdates.length) return;
     await readReadSession(req, reply, deps);
