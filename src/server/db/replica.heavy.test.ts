@@ -320,7 +320,15 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
 
   it('a standby that stops answering is left for the primary within a few checks, and read again once it answers', async () => {
     const log = capturedLog();
-    const watched = await buildTestApp(primary, { databaseUrl: primaryUrl, databaseReadUrl: standbyUrl, readAfterWriteMs: 60_000 }, log);
+    const watched = await buildTestApp(
+      primary,
+      { databaseUrl: primaryUrl, databaseReadUrl: standbyUrl, readAfterWriteMs: 60_000, metricsToken: 'replica-test' },
+      log,
+    );
+    const gauge = async () =>
+      /^kindling_read_replica_up (\d)$/m.exec(
+        (await watched.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer replica-test' } })).body,
+      )?.[1];
     const read = (url: string) => call(watched, anonymous(), { method: 'GET', url });
     const said = () => log.lines.filter((l) => l.msg.startsWith('read replica ')).map((l) => [l.level, l.msg.replace(/ \(.*\):/, ' (...):')]);
     const make = async (title: string) => {
@@ -330,6 +338,7 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
     };
     try {
       expect(watched.deps.readDbUp?.()).toBe(true);
+      expect(await gauge()).toBe('1');
       // something only the primary has: written while the standby's replay is held
       await pauseReplay();
       const first = await make('Written while the standby lags');
@@ -342,6 +351,7 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
         return res.statusCode === 200 && ids(res).includes(first);
       });
       expect(watched.deps.readDbUp?.()).toBe(false);
+      expect(await gauge()).toBe('0');
       expect((await read(`/api/campaigns/${first}`)).statusCode).toBe(200);
       expect(ids(await read('/api/campaigns?q=lags'))).toEqual([first]);
       expect(said()).toEqual([[40, 'read replica does not answer (...): every read goes to the primary until it does']]);
@@ -349,6 +359,7 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
       // back: replay goes on as it starts, the checks find it, and anonymous reads go to it again
       await startCluster(standbyDir, standbyPort);
       await until('the replica answers its checks again', async () => watched.deps.readDbUp?.() === true);
+      expect(await gauge()).toBe('1');
       expect(said()).toEqual([
         [40, 'read replica does not answer (...): every read goes to the primary until it does'],
         [30, 'read replica answers again: anonymous reads go to it'],

@@ -33,6 +33,8 @@ export interface Metrics {
   email(kind: string, outcome: EmailOutcome): void;
   /** Reports the connections of a database under this name (`primary`, `replica`). */
   watchPool(name: string, db: Db): void;
+  /** Reports whether the read replica answers its checks (db/replica.ts), as `kindling_read_replica_up`. */
+  watchReplica(up: () => boolean): void;
   /** Answers' durations (`registerMetrics`). */
   readonly requests: Histogram<'method' | 'route' | 'status'>;
   /** The exposition text: the process's own metrics (CPU, memory, event loop, GC), then the app's. */
@@ -112,6 +114,17 @@ export function createMetrics(): Metrics {
     jobRun: (job, outcome) => jobRuns.inc({ job, outcome }),
     paymentEvent: (type, outcome) => paymentEvents.inc({ type, outcome }),
     email: (kind, outcome) => emails.inc({ kind, outcome }),
+    watchReplica(up) {
+      // made only with a replica: an unset gauge would read 0 (down) where there is none
+      new Gauge({
+        name: 'kindling_read_replica_up',
+        help: 'With DATABASE_READ_URL: 1 while the read replica answers its checks, 0 while every read goes to the primary',
+        registers,
+        collect() {
+          this.set(up() ? 1 : 0);
+        },
+      });
+    },
     watchPool(name, db) {
       const usage = poolUsage(db);
       if (usage) pools.set(name, usage);
@@ -178,6 +191,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest();
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
   metrics.watchPool('primary', app.deps.db);
   if (app.deps.readDb) metrics.watchPool('replica', app.deps.readDb);
+  if (app.deps.readDbUp) metrics.watchReplica(app.deps.readDbUp);
   const { requests } = metrics;
 
   app.addHook('onResponse', (req, reply, done) => {
