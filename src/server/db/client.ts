@@ -321,7 +321,7 @@ export function connectionFailureCause(err: unknown, url?: string): string {
 }
 
 /** PostgreSQL's answer when a pooler (PgBouncer) is sent a setting at connection it does not pass on. */
-const REFUSED_SETTING = /unsupported startup parameter/i;
+export const REFUSED_SETTING = /unsupported startup parameter/i;
 
 /**
  * Opens the configured database and runs one query, so a wrong DATABASE_URL (unreachable

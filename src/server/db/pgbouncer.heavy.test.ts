@@ -7,6 +7,7 @@ import { PGBOUNCER, type Pooler, pooledUrl, startPgbouncer, THROUGH_POOLER, thro
 import { projectRoot } from '../http/client-app';
 import { arrayRunner } from './array-rows';
 import { type Database, openCheckedDatabase, openPostgres, rowsOf } from './client';
+import { openReplica } from './replica';
 
 /**
  * Behind PgBouncer in transaction mode (issue #31), as most hosted PostgreSQL is reached at scale:
@@ -131,6 +132,21 @@ describe.skipIf(!enabled)('behind PgBouncer in transaction mode', () => {
       expect(pooler.log()).toContain(`db=${new URL(dbUrl).pathname.slice(1)}`);
     } finally {
       await database.close();
+    }
+  });
+
+  it('a read replica reached through it opens without the settings it refuses, and says how to set them', async () => {
+    const replica = await openReplica(pooler.url(dbUrl), { prepare: false });
+    try {
+      expect(replica.describe).toContain('a pooler refused the connection settings');
+      expect(replica.describe).toContain("ALTER ROLE ... SET default_transaction_read_only = 'true'");
+      // this file's database is a primary, not a standby: what a start would warn about
+      expect(replica.standby).toBe(false);
+      const [row] = rowsOf<{ n: number }>(await replica.db.execute(sql`select count(*)::int as n from users`));
+      expect(typeof row.n).toBe('number');
+      expect(replica.up()).toBe(true);
+    } finally {
+      await replica.close();
     }
   });
 

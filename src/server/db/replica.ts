@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 import type { Actor, Deps } from '../deps';
-import { APP_CONNECTION_SETTINGS, connectionFailureCause, DatabaseUnavailableError, type Db, postgresLocation, redactUrl } from './client';
+import { APP_CONNECTION_SETTINGS, connectionFailureCause, DatabaseUnavailableError, type Db, postgresLocation, REFUSED_SETTING, redactUrl } from './client';
 import * as schema from './schema';
 
 /**
@@ -57,6 +57,9 @@ export interface Replica {
  */
 export const REPLICA_CHECK_MS = 2000;
 
+/** Every session on the replica is read-only: a write sent there by mistake fails at once. */
+const READ_ONLY = { default_transaction_read_only: true } as const;
+
 /**
  * Opens the replica's pool (postgres.js, the app's session settings, prepared statements as
  * DATABASE_PREPARE says) and asks it once whether it is a standby, so a wrong DATABASE_READ_URL
@@ -67,19 +70,33 @@ export const REPLICA_CHECK_MS = 2000;
 export async function openReplica(url: string, opts: { prepare: boolean; max?: number; onChange?: (up: boolean, cause?: string) => void }): Promise<Replica> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
-  const client = postgres(url, {
-    max: opts.max ?? 10,
-    prepare: opts.prepare,
-    onnotice: () => {},
-    // a replica that cannot be reached is given up on in seconds, not postgres.js's 30, and a
-    // query waits at most a quarter of a second for the next try to connect (postgres.js's own
-    // backoff grows to 20 s after failures, holding whatever waits for a connection that long)
-    connect_timeout: REPLICA_CHECK_MS / 1000,
-    backoff: () => 0.25,
-    connection: { ...APP_CONNECTION_SETTINGS, default_transaction_read_only: true },
-  });
+  const open = (settings: boolean) =>
+    postgres(url, {
+      max: opts.max ?? 10,
+      prepare: opts.prepare,
+      onnotice: () => {},
+      // a replica that cannot be reached is given up on in seconds, not postgres.js's 30, and a
+      // query waits at most a quarter of a second for the next try to connect (postgres.js's own
+      // backoff grows to 20 s after failures, holding whatever waits for a connection that long)
+      connect_timeout: REPLICA_CHECK_MS / 1000,
+      backoff: () => 0.25,
+      connection: settings ? { ...APP_CONNECTION_SETTINGS, ...READ_ONLY } : {},
+    });
+  let client = open(true);
+  let refused = false;
   try {
-    const [row] = await client<{ standby: boolean }[]>`select pg_is_in_recovery() as standby`;
+    const standbyQuery = () => client<{ standby: boolean }[]>`select pg_is_in_recovery() as standby`;
+    let row: { standby: boolean } | undefined;
+    try {
+      [row] = await standbyQuery();
+    } catch (err) {
+      // a pooler in front of the replica (PgBouncer) refuses settings at connection: without them
+      if (!REFUSED_SETTING.test(connectionFailureCause(err))) throw err;
+      await client.end({ timeout: 1 }).catch(() => {});
+      client = open(false);
+      refused = true;
+      [row] = await standbyQuery();
+    }
     let up = true;
     let checking = false;
     const check = async () => {
@@ -107,7 +124,16 @@ export async function openReplica(url: string, opts: { prepare: boolean; max?: n
     interval.unref();
     return {
       db: drizzle(client, { schema }) as unknown as Db,
-      describe: `PostgreSQL at ${redactUrl(url)}`,
+      describe: `PostgreSQL at ${redactUrl(url)}${
+        refused
+          ? `; a pooler refused the connection settings, so its sessions are read-only only as a standby is: set them on the replica's role (${Object.entries({
+              ...READ_ONLY,
+              ...APP_CONNECTION_SETTINGS,
+            })
+              .map(([name, value]) => `ALTER ROLE ... SET ${name} = '${value}'`)
+              .join('; ')})`
+          : ''
+      }`,
       standby: row?.standby === true,
       up: () => up,
       close: () => {
