@@ -65,7 +65,9 @@ const READ_ONLY = { default_transaction_read_only: true } as const;
  * DATABASE_PREPARE says) and asks it once whether it is a standby, so a wrong DATABASE_READ_URL
  * stops the start with one line instead of failing every anonymous read later. Its sessions are
  * read-only (`default_transaction_read_only`): a write sent there by mistake fails at once, even
- * when the address points at a primary.
+ * when the address points at a primary; unless a pooler in front of it refuses settings at
+ * connection, when the pool opens without them and its description (logged at start) says so.
+ * Then checks every REPLICA_CHECK_MS whether it answers (`up`), telling `onChange` each change.
  */
 export async function openReplica(url: string, opts: { prepare: boolean; max?: number; onChange?: (up: boolean, cause?: string) => void }): Promise<Replica> {
   const { default: postgres } = await import('postgres');
