@@ -156,6 +156,8 @@ describe('/metrics', () => {
       400,
     );
     expectAnswer(await webhook(event.body), 'POST', '/api/payments/webhooks/:provider', 200);
+    // the provider sends it again (as providers do): acknowledged, nothing changes
+    expectAnswer(await webhook(event.body), 'POST', '/api/payments/webhooks/:provider', 200);
     expect((await call(app, null, { method: 'GET', url: `/api/campaigns/${campaignId}` })).json()).toMatchObject({ totalRaised: 10 });
     sent['GET /api/campaigns/:id 200'] += 1;
 
@@ -193,8 +195,12 @@ describe('/metrics', () => {
       'trpc UNAUTHORIZED': 1,
     });
 
-    // the webhook's two events: the real one applied, the forged one refused unread
-    expect(byLabels(samples, 'kindling_payment_events_total', ['type', 'outcome'])).toEqual({ 'payment.succeeded accepted': 1, 'unknown refused': 1 });
+    // the webhook's three events: the real one applied, then acknowledged again unchanged, the forged one refused unread
+    expect(byLabels(samples, 'kindling_payment_events_total', ['type', 'outcome'])).toEqual({
+      'payment.succeeded accepted': 1,
+      'payment.succeeded ignored': 1,
+      'unknown refused': 1,
+    });
 
     // the hourly run and the release of scheduled drafts
     expect(byLabels(samples, 'kindling_job_runs_total', ['job', 'outcome'])).toEqual({ 'subscriptions succeeded': 1, 'release succeeded': 1 });

@@ -83,7 +83,7 @@ export function createMetrics(): Metrics {
   });
   const paymentEvents = new Counter({
     name: 'kindling_payment_events_total',
-    help: "The payment provider's webhook events by type and outcome (accepted, ignored, refused, failed)",
+    help: "The payment provider's webhook events by type and outcome: accepted (it changed a donation), ignored (acknowledged, nothing changed: a type the app does not act on, an event seen before, a payment unknown, already settled or not matching its donation), refused (bad signature or unreadable), failed",
     labelNames: ['type', 'outcome'] as const,
     registers,
   });

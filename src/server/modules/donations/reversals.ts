@@ -240,7 +240,8 @@ export function createReversals(deps: Deps, opts: { provider: PaymentProvider; r
   }
 
   return {
-    async apply(e: ReversalEvent): Promise<void> {
+    /** Books a refund or chargeback event once; true when it changed a donation. */
+    async apply(e: ReversalEvent): Promise<boolean> {
       const result = await db.transaction(async (tx) => {
         const seen = await tx
           .insert(paymentEvents)
@@ -268,15 +269,16 @@ export function createReversals(deps: Deps, opts: { provider: PaymentProvider; r
         }
         return { kind: 'booked' as const, told: await book(tx, d, e) };
       });
-      if (!result) return;
+      if (!result) return false;
       if (result.kind === 'problem') {
         log.warn(
           { eventId: e.eventId, type: e.type, donationId: result.d.id, problem: result.problem },
           'a payment event does not match its donation: nothing booked',
         );
-        return;
+        return false;
       }
       if (result.told) await tell(result.told);
+      return true;
     },
   };
 }

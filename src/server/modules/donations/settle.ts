@@ -113,13 +113,13 @@ export function donationSettlement(ctx: DonationsContext) {
    * Applies a provider event: the only way a payment becomes succeeded or failed, or money comes
    * back from a campaign on the provider's side (reversals.ts). An event seen before, or about a
    * donation that is unknown or no longer pending, changes nothing; one whose amount or currency
-   * is not its donation's books nothing and is kept for admins.
+   * is not its donation's books nothing and is kept for admins. True when it changed a donation.
    */
-  async function applyEvent(event: PaymentEvent): Promise<void> {
+  async function applyEvent(event: PaymentEvent): Promise<boolean> {
     if (event.type !== 'payment.succeeded' && event.type !== 'payment.failed') return reversals.apply(event);
     // the common case, a one-off payment that succeeded, in one statement; what it leaves alone
     // (seen before, unknown, final, monthly, failed, mismatched) is decided below
-    if (event.type === 'payment.succeeded' && isUuid(event.donationId) && (await bookOneOff(event))) return;
+    if (event.type === 'payment.succeeded' && isUuid(event.donationId) && (await bookOneOff(event))) return true;
     return applyInTransaction(event);
   }
 
@@ -144,9 +144,11 @@ export function donationSettlement(ctx: DonationsContext) {
   /**
    * The general path of a payment's event, in one transaction: a succeeded payment is booked
    * (`book`) with its monthly donation's next month, a failed one marked with its reason (a
-   * monthly charge then retries or gives up); the messages are recorded after the commit.
+   * monthly charge then retries or gives up); the messages are recorded after the commit. True
+   * when it settled a donation; false for an event seen before, an unknown or already settled
+   * donation, or one that does not match its donation (kept for admins).
    */
-  async function applyInTransaction(event: PaymentOutcomeEvent): Promise<void> {
+  async function applyInTransaction(event: PaymentOutcomeEvent): Promise<boolean> {
     const result = await db.transaction(async (tx) => {
       const seen = await tx
         .insert(paymentEvents)
@@ -218,12 +220,13 @@ export function donationSettlement(ctx: DonationsContext) {
     });
     if (result?.kind === 'mismatch') {
       log.warn({ eventId: event.eventId, donationId: result.d.id, problem: result.problem }, 'a payment event does not match its donation: nothing booked');
-      return;
+      return false;
     }
     const waiting = result && starting.get(result.d.id);
     if (waiting) waiting.settled = result.d;
     if (result?.kind === 'succeeded') await announceSuccess(result.d);
     if (result?.kind === 'cancelled') await announceCancelled(result.sub);
+    return result !== null;
   }
 
   /** The event the provider's answer about a payment stands for (the reconciliation's own event id, once per donation). */

@@ -41,13 +41,16 @@ export function donationWebhooks(ctx: DonationsContext, settle: DonationSettleme
         metrics.paymentEvent('other', 'ignored');
         return { received: true };
       }
+      let changed: boolean;
       try {
-        await applyEvent(event);
+        changed = await applyEvent(event);
       } catch (err) {
         metrics.paymentEvent(event.type, 'failed');
         throw err;
       }
-      metrics.paymentEvent(event.type, 'accepted');
+      // a repeated event, or one about a payment unknown, already settled or not matching its
+      // donation, is acknowledged and changes nothing
+      metrics.paymentEvent(event.type, changed ? 'accepted' : 'ignored');
       return { received: true };
     },
   };
