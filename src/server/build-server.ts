@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { BuildOptions, Plugin } from 'esbuild';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** Where `npm run build` puts the server: main.js (what `npm start` and the container run) and build-client.js. */
+/** Where `npm run build` puts the server: main.js (what `npm start` and the container run), build-client.js and the operator's commands (admin.js, backup.js, restore.js, copy-uploads.js). */
 export const serverDist = path.join(projectRoot, 'dist', 'server');
 
 /**
@@ -84,7 +84,16 @@ export async function buildServer(): Promise<void> {
   mkdirSync(serverDist, { recursive: true });
   await build({
     ...serverBundleOptions(serverDist),
-    entryPoints: { main: 'src/server/main.ts', 'build-client': 'src/server/cli/build-client.ts' },
+    // the operator's commands too, so that an install without the sources (the container image)
+    // runs them: `node dist/server/admin.js grant EMAIL`, backup.js, restore.js, copy-uploads.js
+    entryPoints: {
+      main: 'src/server/main.ts',
+      'build-client': 'src/server/cli/build-client.ts',
+      admin: 'src/server/cli/admin.ts',
+      backup: 'src/server/cli/backup.ts',
+      restore: 'src/server/cli/restore.ts',
+      'copy-uploads': 'src/server/cli/copy-uploads.ts',
+    },
     outdir: serverDist,
     sourcemap: 'linked',
   });

@@ -206,11 +206,18 @@ describe('the build without the sources', () => {
     symlinkSync(path.join(projectRoot, 'node_modules'), path.join(image, 'node_modules'), 'dir');
 
     const s = start(['--max-semi-space-size=32', 'dist/server/main.js'], image);
+    const email = `image.operator.${Date.now().toString(36)}@example.com`;
     try {
       const port = await s.listening;
       const page = await fetch(`http://127.0.0.1:${port}/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<div id="root">');
+      const registered = await fetch(`http://127.0.0.1:${port}/api/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:0' },
+        body: JSON.stringify({ email, password: 'correct horse battery' }),
+      });
+      expect(registered.status, await registered.text()).toBe(201);
       expect(progress(s.output())).toEqual([
         `Creating the database in ${path.join(image, 'data', 'pg')} (embedded PostgreSQL, first start only)...`,
         'Database created.',
@@ -220,5 +227,12 @@ describe('the build without the sources', () => {
       const code = await s.stop();
       expect(code, s.output()).toBe(0);
     }
+    // the operator's commands run from the build too: the first admin of a container's site
+    const admin = spawnSync(process.execPath, ['dist/server/admin.js', 'grant', email], {
+      cwd: image,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: path.join(image, 'data'), LOG_LEVEL: 'warn' },
+    });
+    expect({ code: admin.status, out: admin.stdout.trim() }, admin.stderr).toEqual({ code: 0, out: `${email} is now an admin.` });
   });
 });
