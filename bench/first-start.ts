@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { writeDocsSection } from './docs-section';
+import { freePort } from '../test/free-port';
 
 /**
  * The first-start part of `npm run bench` (`--only first-start`, bench/run.ts; no database
@@ -26,17 +26,6 @@ interface Sample {
   wallS: number;
   cpuS: number;
   rssMb: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function status(port: number): Promise<number> {

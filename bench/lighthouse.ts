@@ -1,7 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Result as LighthouseResult } from 'lighthouse';
 import postgres from 'postgres';
 import { ensureClientBuilt } from '../src/server/build-client';
+import { freePort } from '../test/free-port';
 
 /**
  * `npm run lighthouse [-- --runs 3] [--reports DIR] [--only TEXT]`
@@ -76,17 +76,6 @@ function parseRuns(argv: string[]): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`--runs needs a whole number from 1 to 9, got ${JSON.stringify(raw)}`);
   return n;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const tsx = path.join(ROOT, 'node_modules', '.bin', 'tsx');

@@ -2,7 +2,6 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import { benchSearch } from './search';
 import { benchSorts } from './sorts';
 import { benchUploads } from './uploads';
 import { VOCABULARY } from './vocabulary';
+import { freePort } from '../test/free-port';
 
 /**
  * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
@@ -224,18 +224,6 @@ async function stopChild(c: Child): Promise<void> {
       // gone meanwhile
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForHttp(child: Child, url: string, timeoutMs: number): Promise<void> {

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -8,19 +7,9 @@ import { buildApp } from '../src/server/app';
 import { checkContract } from '../test/contract';
 import { login, openTestDatabase, PASSWORD, testConfig } from '../test/helpers';
 import { CONDITION_WAIT_MS } from '../test/limits';
+import { freePort } from '../test/free-port';
 
 export type TestDatabase = Awaited<ReturnType<typeof openTestDatabase>>;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Harness {
   baseUrl: string;

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, capturedLog, freshIp, login, register, signUpVerified, trpc, type Client } from '../../../test/helpers';
 import { connectionFailureCause, type Database, DatabaseUnavailableError, openPostgres } from './client';
 import { openReplica, READ_AFTER_WRITE_COOKIE } from './replica';
+import { freePort } from '../../../test/free-port';
 
 /**
  * The read replica (issue #31) against a real streaming standby made here with PostgreSQL's own
@@ -58,18 +58,6 @@ async function pg(program: string, args: string[]): Promise<string> {
     const e = err as { stderr?: string; message: string };
     throw new Error(`${program} failed: ${e.stderr || e.message}`);
   }
-}
-
-/** A port nobody listens on now (the OS's choice for port 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The most times a condition is asked (every 50 ms or slower): only a hung standby reaches it. */
