@@ -37,12 +37,12 @@ export async function registerUploadsStatic(app: FastifyInstance, root: string):
 }
 
 /**
- * True when the image at `url` is public in the app for good: the cover or a gallery image of a
- * released campaign or project (a released item never goes back to draft), an avatar, a team's
- * cover. Only such images are copied to the public prefix; everything else (a draft's images,
- * an upload not placed yet, a comment's or an update's picture) is answered by the app alone.
+ * True when the image at `url` is public in the app for good (lib/access.ts decides:
+ * `imagePublicForGoodSql`): the cover or a gallery image of a released campaign or project, an
+ * avatar, a team's cover. Only such images are copied to the public prefix; everything else (a
+ * draft's images, an upload not placed yet, a comment's or an update's picture) is answered by
+ * the app alone.
  */
-/** lib/access.ts decides which files are public for good. */
 async function isPublicImage(db: Db, url: string): Promise<boolean> {
   const [row] = rowsOf<{ public: boolean }>(await db.execute(sql`select ${imagePublicForGoodSql(url)} as public`));
   return row?.public === true;

@@ -59,18 +59,19 @@ export function registerDraftImageGate(app: FastifyInstance, deps: Deps): void {
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith(UPLOADS_URL_PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return;
     const url = req.url.split(/[?#]/, 1)[0];
+    const shows = sql`jsonb_build_array(jsonb_build_object('url', ${url}::text))`;
     // the drafts and the updates that show the file, in one round trip for every image asked for
     // (each branch answered by its own index: the items' image columns, campaign_updates_images_idx)
     const rows = rowsOf<ShownOn>(
       await deps.db.execute(sql`
         select 'campaign' as kind, id, type, owner_id, null::uuid as campaign_id, null::text as audience, null::timestamptz as released_at from campaigns
-         where released_at is null and (image_url = ${url} or images @> jsonb_build_array(jsonb_build_object('url', ${url}::text)))
+         where released_at is null and (image_url = ${url} or images @> ${shows})
         union all
         select 'project' as kind, id, type, owner_id, null, null, null from projects
-         where released_at is null and (image_url = ${url} or images @> jsonb_build_array(jsonb_build_object('url', ${url}::text)))
+         where released_at is null and (image_url = ${url} or images @> ${shows})
         union all
         select 'update' as kind, u.id, c.type, c.owner_id, u.campaign_id, u.audience::text, c.released_at from campaign_updates u join campaigns c on c.id = u.campaign_id
-         where u.images @> jsonb_build_array(jsonb_build_object('url', ${url}::text))`),
+         where u.images @> ${shows}`),
     );
     const refs: DraftRef[] = rows.filter((r): r is ShownOn & DraftRef => r.kind !== 'update');
     const updates: UpdateRef[] = rows
