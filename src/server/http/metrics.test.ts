@@ -125,6 +125,13 @@ describe('/metrics', () => {
     expectAnswer(await call(app, null, { method: 'GET', url: '/api/campaigns?limit=5' }), 'GET', '/api/campaigns', 200);
     expectAnswer(await call(app, null, { method: 'GET', url: `/api/campaigns/${campaignId}` }), 'GET', '/api/campaigns/:id', 200);
     expectAnswer(await call(app, null, { method: 'GET', url: '/api/campaigns/00000000-0000-4000-8000-000000000000' }), 'GET', '/api/campaigns/:id', 404);
+    // a body the door does not read (Fastify's own answer, before the route)
+    expectAnswer(
+      await call(app, owner, { method: 'POST', url: '/api/campaigns', payload: 'title=Nope', headers: { 'content-type': 'text/csv' } }),
+      'POST',
+      '/api/campaigns',
+      415,
+    );
 
     // the tRPC door: a read by its procedure, a batch of two, a write refused to a visitor
     const read = await trpc(app, null, 'query', 'campaigns.get', { id: campaignId });
@@ -187,12 +194,16 @@ describe('/metrics', () => {
     expect(inf.reduce((a, s) => a + s.value, 0)).toBe(total);
     expect(samples.filter((s) => s.name === 'kindling_http_request_duration_seconds_sum').every((s) => s.value > 0)).toBe(true);
 
-    // errors by door and code: the failed sign-in, the missing campaign, the forged event, the visitor's write
+    // errors by door and code: the failed sign-in, the missing campaign and the unknown API path,
+    // the unread body, the forged event, the visitor's write, the missing page, the refused scrapes
     expect(byLabels(samples, 'kindling_errors_total', ['door', 'code'])).toEqual({
       'rest UNAUTHORIZED': 1,
-      'rest NOT_FOUND': 1,
+      'rest NOT_FOUND': 2,
+      'rest UNSUPPORTED_MEDIA_TYPE': 1,
       'rest BAD_REQUEST': 1,
       'trpc UNAUTHORIZED': 1,
+      'page NOT_FOUND': 1,
+      'page UNAUTHORIZED': 3,
     });
 
     // the webhook's three events: the real one applied, then acknowledged again unchanged, the forged one refused unread
@@ -218,6 +229,13 @@ describe('/metrics', () => {
 
     // the process's own metrics come along
     expect(samples.some((s) => s.name === 'process_cpu_user_seconds_total')).toBe(true);
+
+    // a readiness probe's 503 while draining is the state it reports, not a failed call
+    app.readiness.drain();
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    const after = await scrape(app);
+    expect(byLabels(after, 'kindling_http_request_duration_seconds_count', ['method', 'route', 'status'])['GET /readyz 503']).toBe(1);
+    expect(byLabels(after, 'kindling_errors_total', ['door', 'code'])).toEqual(byLabels(samples, 'kindling_errors_total', ['door', 'code']));
   });
 
   it('reports the connections in use and the calls waiting for one', async () => {

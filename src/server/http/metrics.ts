@@ -71,7 +71,7 @@ export function createMetrics(): Metrics {
   });
   const errors = new Counter({
     name: 'kindling_errors_total',
-    help: 'Failed calls by door (rest, trpc, page) and error code; INTERNAL_SERVER_ERROR: failures of the server itself, each logged',
+    help: 'Failed calls by door (rest, trpc, page) and error code (an answer of 400 or more without one: the code of its status, or HTTP_<status>); INTERNAL_SERVER_ERROR: failures of the server itself, each logged',
     labelNames: ['door', 'code'] as const,
     registers,
   });
@@ -178,6 +178,9 @@ function errorCode(error: unknown): string {
   return 'INTERNAL_SERVER_ERROR';
 }
 
+/** Health probes (http/health.ts): their 503 while draining or not ready is an answer, not a failure. */
+const HEALTH_ROUTES = new Set(['/livez', '/readyz']);
+
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
 /**
@@ -194,14 +197,27 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: s
   if (app.deps.readDbUp) metrics.watchReplica(app.deps.readDbUp);
   const { requests } = metrics;
 
+  /** Requests whose failure was counted from the error itself (its code is finer than the status's). */
+  const counted = new WeakSet<FastifyRequest>();
+  const doorOf = (req: FastifyRequest): Door => {
+    const door = apiDoorOf(req.url);
+    return door === 'api' ? 'rest' : (door ?? 'page');
+  };
   app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode;
     requests.observe({ method: req.method, route: routeOf(req, status), status }, reply.elapsedTime / 1000);
+    // a failure answered without an error thrown (an unknown path, a page of a missing item, a
+    // limit's 429, a refused scrape) counts by its status; tRPC's are counted by its own onError,
+    // and a health probe's 503 is the state it reports, not a failed call
+    if (status >= 400 && !counted.has(req) && !HEALTH_ROUTES.has(req.routeOptions.url ?? '')) {
+      const door = doorOf(req);
+      if (door !== 'trpc') metrics.error(door, status === 500 ? 'INTERNAL_SERVER_ERROR' : (CODE_OF_STATUS.get(status) ?? `HTTP_${status}`));
+    }
     done();
   });
   app.addHook('onError', (req, _reply, error, done) => {
-    const door = apiDoorOf(req.url);
-    metrics.error(door === 'api' ? 'rest' : (door ?? 'page'), errorCode(error));
+    counted.add(req);
+    metrics.error(doorOf(req), errorCode(error));
     done();
   });
 
