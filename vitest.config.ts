@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits';
+import { CONDITION_WAIT_MS, HANG_GUARD_MS } from './test/limits.ts';
 
 /**
  * Files known to take longest, longest first, across the three lanes (as measured on a quiet

@@ -131,7 +131,8 @@ async function run(form: Form): Promise<unknown> {
         held: sql<string>`sum(${campaignTotals.held})`,
         chargedBack: sql<string>`sum(${campaignTotals.chargedBack})`,
         disputeFees: sql<string>`sum(${campaignTotals.disputeFees})`,
-        donors: sql<string>`sum(${campaignTotals.donors})`,
+        // sum of an integer is a bigint: text, as PGlite would give it as a number
+        donors: sql<string>`sum(${campaignTotals.donors})::text`,
       })
       .from(campaignTotals)
       .where(eq(campaignTotals.campaignId, campaignId))
