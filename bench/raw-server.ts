@@ -29,7 +29,7 @@ interface Captured {
 }
 const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<
   string,
-  { rows: Captured; total: Captured | null; capped: boolean; prepared: boolean; totalFrom: 'count' | 'counter' | 'rows' }
+  { rows: Captured; total: Captured | null; capped: boolean; prepared: boolean; totalFrom: 'count' | 'counter' | 'rows'; idsTotal?: boolean }
 >;
 
 // the app's pool and session settings (openPostgres() in src/server/db/client.ts)
@@ -59,8 +59,12 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   ]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
   // the total query answers one row: (n, generation) from list_counts by audience
-  // (lib/listing.ts visibleTotalSql), or (n, null) of a count
-  const counted = totals.reduce((sum: number, r) => (typeof r[0] === 'boolean' ? (r[0] ? sum : sum + Number(r[1])) : sum + Number(r[0])), 0);
+  // (lib/listing.ts visibleTotalSql), (n, null) of a count, or for a search (its matches' ids, null)
+  const counted = q.idsTotal
+    ? String(totals[0]?.[0] ?? '')
+        .split(',')
+        .filter(Boolean).length
+    : totals.reduce((sum: number, r) => (typeof r[0] === 'boolean' ? (r[0] ? sum : sum + Number(r[1])) : sum + Number(r[0])), 0);
   // a search counts at most SEARCH_COUNT_CAP + 1 matches, as the service does
   const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
   return { items: rows, total: totalCapped ? SEARCH_COUNT_CAP : counted, totalCapped };

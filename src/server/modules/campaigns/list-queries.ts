@@ -124,7 +124,16 @@ const P = {
   /** A search's prefix query and title pattern (lib/listing.ts `searchTerms`). */
   ts: sql.placeholder('ts'),
   like: sql.placeholder('like'),
+  /** A search's matches when they are few: their ids, comma-separated (`fewIds`). */
+  ids: sql.placeholder('ids'),
 };
+
+/** The total a total's query gave: its number, or for a search (`ids`) the number of its matches' ids. */
+function totalOf(rows: unknown[][] | null, ids: boolean): number {
+  const v = rows?.[0]?.[0];
+  if (ids) return typeof v === 'string' && v !== '' ? v.split(',').length : 0;
+  return Number(v ?? 0);
+}
 
 /** A statement as built once: its params hold placeholders where a request's values go. */
 type Built = Statement;
@@ -204,23 +213,38 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
   const cappedTotal = (query: CampaignListInput, ownerId: unknown) => ownerId === undefined && !whole(query, ownerId);
 
   /**
-   * The page's ids of a search with few matches (its total, read first, is at most
-   * SEARCH_COUNT_CAP): all of them read by the search indexes, then sorted. Left to itself the
-   * planner may walk the sort's index checking every row's words for a word it has no statistics
-   * for (a typo, a rare word: it guesses about 0.4 % of the rows), and a word that matched nothing
-   * read all 1,000,000 campaigns of the bench that way (7.7 s). A search with more matches than
-   * the cap keeps the planner's own plan: its statistics then hold the word.
+   * The page's ids of a search with few matches (at most SEARCH_COUNT_CAP): the statement read
+   * first found them all by the search indexes and gave their ids (`totalQuery`), and the page is
+   * those rows in the sort's order, read by their keys, so the words are matched once per request.
+   * Left to itself the planner may walk the sort's index checking every row's words for a word it
+   * has no statistics for (a typo, a rare word: it guesses about 0.4 % of the rows), and a word that
+   * matched nothing read all 1,000,000 campaigns of the bench that way (7.7 s). A search with more
+   * matches than the cap keeps the planner's own plan: its statistics then hold the word.
    */
-  function fewIds(order: SortOrder, conds: SQL[], search: SQL, offset: boolean): SQL {
+  function fewIds(order: SortOrder, conds: SQL[], offset: boolean): SQL {
     const dir = sql.raw(order.dir);
     const join = order.key.table === campaigns ? sql`` : sql` join ${campaignSortKeys} on ${campaignSortKeys.campaignId} = ${campaigns.id}`;
     return sql`(with m as materialized (
-        select ${campaigns.id} as id, ${order.key} as k from ${campaigns}${join} where ${and(...conds, search)})
+        select ${campaigns.id} as id, ${order.key} as k from ${campaigns}${join}
+        where ${and(sql`${campaigns.id} = any(string_to_array(${P.ids}::text, ',')::uuid[])`, ...conds)})
       select id from m order by k ${dir}, id ${dir} offset ${offset ? P.offset : sql`0`} limit ${P.limit})`;
   }
 
-  /** The total's query: one row (n, and for the whole list the generation of its page marks). */
-  function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: unknown, conds: SQL[]) {
+  /**
+   * The total's query: one row (n, and for the whole list the generation of its page marks). A
+   * search's gives its matches' ids instead of n (comma-separated, at most SEARCH_COUNT_CAP + 1 of
+   * them): their number is its total, and when they are few its page reads them (`fewIds`).
+   */
+  function totalQuery(viewer: Viewer, query: CampaignListInput, ownerId: unknown, conds: SQL[], searched: boolean) {
+    if (searched) {
+      const matches = db
+        .select({ id: campaigns.id })
+        .from(campaigns)
+        .where(and(...conds))
+        .limit(SEARCH_COUNT_CAP + 1)
+        .as('matches');
+      return db.select({ ids: sql<string>`coalesce(string_agg(${matches.id}::text, ','), '')`, generation: sql<null>`null` }).from(matches);
+    }
     if (query.q.trim() || cappedTotal(query, ownerId)) {
       // counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word or a large
       // category over a million rows would read them all, and nobody pages that deep
@@ -255,7 +279,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     const base = db.select({ id: campaigns.id }).from(campaigns).$dynamic();
     const ids =
       search && few
-        ? fewIds(order, [...conds, ...(start ? [start] : [])], search, offset)
+        ? fewIds(order, [...conds, ...(start ? [start] : [])], offset)
         : (order.key.table === campaigns ? base : base.innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id)))
             .where(and(...conds, search, start))
             .orderBy(...orderOf(order))
@@ -305,7 +329,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     const searchKind = terms === null ? '' : terms.ts === null ? 'title' : 'words';
     const filters = `${sort}|${ownerId ? 'owner' : ''}|${query.type ? 'type' : ''}|${query.status ?? ''}|${viewer.userId === null ? '' : 'user'}|${audiencesKey(viewer.audiences)}|${totalKind}|${searchKind}`;
     const total = fill(
-      shapeOf(totalShapes, filters, () => totalQuery(shapeViewer, query, ownerId, searched ? [...conds().conds, searched] : conds().conds).toSQL()),
+      shapeOf(totalShapes, filters, () =>
+        totalQuery(shapeViewer, query, ownerId, searched ? [...conds().conds, searched] : conds().conds, searched !== undefined).toSQL(),
+      ),
       values,
     );
 
@@ -328,12 +354,13 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     }
     // a search's total first: with few matches its page reads them all (fewIds)
     if (searched) counted = await exec(total, prepare);
-    const few = searched !== undefined && Number(counted?.[0]?.[0] ?? 0) <= fewMatches;
+    const few = searched !== undefined && totalOf(counted, true) <= fewMatches;
+    if (few) values.ids = counted?.[0]?.[0];
     values.offset = skip;
     const page = shapeOf(pageShapes, `${filters}|${from}|${skip > 0 ? 'offset' : ''}|${few ? 'few' : ''}`, () =>
       rowsQuery(shapeViewer, query, conds().conds, searched, few, from, skip > 0),
     );
-    return { total, counted, rows: fill(page.rows, values), map: page.map, prepare };
+    return { total, counted, idsTotal: searched !== undefined, rows: fill(page.rows, values), map: page.map, prepare };
   }
 
   return {
@@ -341,7 +368,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     async run(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}): Promise<ListResult> {
       const p = await plan(actor, query, filter);
       const [rows, totals] = await Promise.all([exec(p.rows, p.prepare), p.counted ?? exec(p.total, p.prepare)]);
-      const n = Number(totals[0]?.[0] ?? 0);
+      const n = totalOf(totals, p.idsTotal);
       const searched = Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId);
       // the statement reads one row more than the page: whether there is a next page
       const page = rows.slice(0, query.limit).map(p.map);
@@ -367,6 +394,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         rows: p.rows,
         total: p.total,
         totalFrom,
+        /** The total query gives a search's matches' ids (comma-separated): their number is the total. */
+        idsTotal: p.idsTotal,
         prepared: p.prepare,
         capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId),
       };
