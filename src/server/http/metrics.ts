@@ -169,13 +169,18 @@ function routeOf(req: FastifyRequest, status: number): string {
 
 const CODE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]));
 
+/** The error code of an answer's status, in tRPC's words (`HTTP_<status>` where they have none). */
+function codeOfStatus(status: number): string {
+  return status === 500 ? 'INTERNAL_SERVER_ERROR' : (CODE_OF_STATUS.get(status) ?? `HTTP_${status}`);
+}
+
 /** The error code of a failure the REST door's error handler (errors.ts) answers, in tRPC's words. */
 function errorCode(error: unknown): string {
   if (error instanceof AppError) return error.code;
   if (error instanceof z.ZodError) return 'BAD_REQUEST';
   const status = (error as FastifyError).statusCode ?? 500;
-  if (status >= 400 && status < 500) return CODE_OF_STATUS.get(status) ?? `HTTP_${status}`;
-  return 'INTERNAL_SERVER_ERROR';
+  // any other thrown failure is the server's own, answered 500 and logged (errors.ts)
+  return status >= 400 && status < 500 ? codeOfStatus(status) : 'INTERNAL_SERVER_ERROR';
 }
 
 /** Health probes (http/health.ts): their 503 while draining or not ready is an answer, not a failure. */
@@ -211,7 +216,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: s
     // and a health probe's 503 is the state it reports, not a failed call
     if (status >= 400 && !counted.has(req) && !HEALTH_ROUTES.has(req.routeOptions.url ?? '')) {
       const door = doorOf(req);
-      if (door !== 'trpc') metrics.error(door, status === 500 ? 'INTERNAL_SERVER_ERROR' : (CODE_OF_STATUS.get(status) ?? `HTTP_${status}`));
+      if (door !== 'trpc') metrics.error(door, codeOfStatus(status));
     }
     done();
   });
