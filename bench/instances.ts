@@ -30,6 +30,8 @@ const TWO_OVER_ONE_MAX = 1.1;
 export interface InstancesTools {
   /** The app with these settings over the bench's (run.ts startApp). */
   startApp(settings: NodeJS.ProcessEnv): Promise<{ child: Child; base: string }>;
+  /** A raw baseline server (bench/raw-server.ts) on the bench's database; its backends carry `appName`. */
+  startRaw(appName: string): Promise<{ child: Child; base: string }>;
   stopChild(c: Child): Promise<void>;
   load(s: Scenario, duration: number, connections: number, rate?: number): Promise<LoadResult>;
   waitForQuiet(meter: CpuMeter): Promise<number>;
@@ -46,6 +48,11 @@ export interface ListShape {
   label: string;
   path: string;
   paths?: string[];
+}
+
+/** A shape of the raw baseline (bench/raw-server.ts) and the key of the app's shape it runs the SQL of. */
+export interface RawShape extends ListShape {
+  pair: string;
 }
 
 interface Proxy {
@@ -93,7 +100,7 @@ async function startProxy(upstreams: string[]): Promise<Proxy> {
 }
 
 interface Setup {
-  key: 'one' | 'two' | 'noprep' | 'half';
+  key: 'one' | 'two' | 'noprep' | 'half' | 'raw-one' | 'raw-two';
   label: string;
   proxy: Proxy;
   meter: CpuMeter;
@@ -119,6 +126,8 @@ export async function benchInstances(
   ctx: {
     tools: InstancesTools;
     shapes: ListShape[];
+    /** The control: the raw baseline's shapes, one process against two at the same rate. */
+    rawShapes: RawShape[];
     env: { pgVersion: string; sharedBuffers: string };
     docs: string;
     docsHeader: string;
@@ -128,7 +137,14 @@ export async function benchInstances(
   // as the lists part: ten connections' worth of clients from one address, so the per-address
   // limits are off; JOBS=off, so that the processes' CPU is the requests' alone
   const settings: NodeJS.ProcessEnv = { CLIENT_CONCURRENCY: '0', CLIENT_RATE: '0', JOBS: 'off' };
-  const names = { a: 'kindling-bench-app', b: 'kindling-bench-app-2', noprep: 'kindling-bench-app-noprep' };
+  const names = {
+    a: 'kindling-bench-app',
+    b: 'kindling-bench-app-2',
+    noprep: 'kindling-bench-app-noprep',
+    rawA: 'kindling-bench-raw-a',
+    rawB: 'kindling-bench-raw-b',
+  };
+  const raws: { child: Child; base: string }[] = [];
   const a = await tools.startApp({ ...settings, PGAPPNAME: names.a });
   const b = await tools.startApp({ ...settings, PGAPPNAME: names.b });
   const c = await tools.startApp({ ...settings, PGAPPNAME: names.noprep, DATABASE_PREPARE: 'off' });
@@ -169,60 +185,89 @@ export async function benchInstances(
       paths: shape.paths,
       server: 'app',
     });
-
-    // one request of each shape through each setup first: every answer must be right before it is timed
-    for (const setup of setups) {
-      for (const shape of ctx.shapes) {
-        for (let i = 0; i < setup.proxy.sent.length; i++) {
-          const res = await fetch(`${setup.proxy.base}${shape.paths?.[0] ?? shape.path}`);
-          await res.arrayBuffer();
-          if (!res.ok) throw new Error(`instances, ${setup.label}: ${shape.label} answered ${res.status}`);
-        }
-      }
-    }
-
-    const slice = o.duration / ROUNDS;
-    process.stdout.write(`\nInstances: warming every process up on every shape at ${o.rate} req/s (${o.warmup} s each)...`);
-    for (const setup of setups) for (const shape of ctx.shapes) await tools.load(scenario(shape, setup), o.warmup, o.connections, o.rate * setup.share);
-    console.log(' done');
-    console.log(`\nInstances: a steady ${o.rate} requests a second, ${ROUNDS} rounds of ${slice.toFixed(1)} s per shape and setup, the setups in turn:`);
     const acc = new Map<string, Acc>();
-    const sentBefore = setups[1].proxy.sent.slice();
-    for (const shape of ctx.shapes) {
-      process.stdout.write(`  ${shape.label.padEnd(46)}`);
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const setup of setups) {
-          const k = `${shape.key}/${setup.key}`;
-          if (!acc.has(k)) acc.set(k, newAcc());
-          const x = acc.get(k)!;
-          if (round === 0 && setup === setups[0]) await tools.waitForQuiet(setup.meter);
-          const before = await setup.meter.snapshot();
-          const r = await tools.load(scenario(shape, setup), slice, o.connections, o.rate * setup.share);
-          const after = await setup.meter.snapshot();
-          x.samples.push(...r.samples);
-          x.total += r.total;
-          x.seconds += r.seconds;
-          x.bad += r.bad;
-          x.timeouts += r.timeouts;
-          x.appTicks += after.app - before.app;
-          x.pgTicks += after.pgApp - before.pgApp;
-          x.other.push(tools.otherCores(before, after));
+    const slice = o.duration / ROUNDS;
+
+    /** Each shape through each setup: checked once, warmed up, then ROUNDS rounds with the setups in turn. */
+    const measure = async (shapes: ListShape[], group: Setup[], what: string) => {
+      // one request of each shape through each setup first: every answer must be right before it is timed
+      for (const setup of group) {
+        for (const shape of shapes) {
+          for (let i = 0; i < setup.proxy.sent.length; i++) {
+            const res = await fetch(`${setup.proxy.base}${shape.paths?.[0] ?? shape.path}`);
+            await res.arrayBuffer();
+            if (!res.ok) throw new Error(`instances, ${setup.label}: ${shape.label} answered ${res.status}`);
+          }
         }
       }
-      const ms = (x: Acc, ticks: number) => ((ticks / tools.ticksPerSecond) * 1000) / Math.max(1, x.total);
-      const one = acc.get(`${shape.key}/one`)!;
-      const two = acc.get(`${shape.key}/two`)!;
-      process.stdout.write(`server CPU/req one ${ms(one, one.appTicks).toFixed(2)}, two ${ms(two, two.appTicks).toFixed(2)} ms\n`);
-    }
+      process.stdout.write(`\nInstances, ${what}: warming every process up on every shape at ${o.rate} req/s (${o.warmup} s each)...`);
+      for (const setup of group) for (const shape of shapes) await tools.load(scenario(shape, setup), o.warmup, o.connections, o.rate * setup.share);
+      console.log(' done');
+      console.log(
+        `Instances, ${what}: a steady ${o.rate} requests a second, ${ROUNDS} rounds of ${slice.toFixed(1)} s per shape and setup, the setups in turn:`,
+      );
+      for (const shape of shapes) {
+        process.stdout.write(`  ${shape.label.padEnd(46)}`);
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const setup of group) {
+            const k = `${shape.key}/${setup.key}`;
+            if (!acc.has(k)) acc.set(k, newAcc());
+            const x = acc.get(k)!;
+            if (round === 0 && setup === group[0]) await tools.waitForQuiet(setup.meter);
+            const before = await setup.meter.snapshot();
+            const r = await tools.load(scenario(shape, setup), slice, o.connections, o.rate * setup.share);
+            const after = await setup.meter.snapshot();
+            x.samples.push(...r.samples);
+            x.total += r.total;
+            x.seconds += r.seconds;
+            x.bad += r.bad;
+            x.timeouts += r.timeouts;
+            x.appTicks += after.app - before.app;
+            x.pgTicks += after.pgApp - before.pgApp;
+            x.other.push(tools.otherCores(before, after));
+          }
+        }
+        const [first, second] = group.map((g) => acc.get(`${shape.key}/${g.key}`)!);
+        process.stdout.write(`server CPU/req one ${ms(first, first.appTicks).toFixed(2)}, two ${ms(second, second.appTicks).toFixed(2)} ms\n`);
+      }
+    };
+    const ms = (x: Acc, ticks: number) => ((ticks / tools.ticksPerSecond) * 1000) / Math.max(1, x.total);
+
+    const sentBefore = setups[1].proxy.sent.slice();
+    await measure(ctx.shapes, setups, 'the app');
     const split = setups[1].proxy.sent.map((n, i) => n - sentBefore[i]);
 
+    // the control: the raw baseline (bare Fastify and postgres.js running the REST list's SQL, none
+    // of the app's code), one process against two at the same rate. What it shows is the machine's
+    // and Node's, not the app's: a process's CPU per request rises as its requests come further apart
+    const rawA = await tools.startRaw(names.rawA);
+    const rawB = await tools.startRaw(names.rawB);
+    raws.push(rawA, rawB);
+    const rawSetups: Setup[] = [
+      {
+        key: 'raw-one',
+        label: 'raw baseline, one process',
+        proxy: await startProxy([rawA.base]),
+        meter: tools.meterFor([rawA.child.proc.pid!], [names.rawA]),
+        share: 1,
+      },
+      {
+        key: 'raw-two',
+        label: 'raw baseline, two processes, round robin',
+        proxy: await startProxy([rawA.base, rawB.base]),
+        meter: tools.meterFor([rawA.child.proc.pid!, rawB.child.proc.pid!], [names.rawA, names.rawB]),
+        share: 1,
+      },
+    ];
+    proxies.push(...rawSetups.map((s) => s.proxy));
+    await measure(ctx.rawShapes, rawSetups, 'the raw baseline (the control)');
+
     // --- report
-    const ms = (x: Acc, ticks: number) => ((ticks / tools.ticksPerSecond) * 1000) / Math.max(1, x.total);
     const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
     const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
-    const sum = (key: Setup['key']) => {
+    const sum = (key: Setup['key'], shapes: ListShape[] = ctx.shapes) => {
       const all = newAcc();
-      for (const shape of ctx.shapes) {
+      for (const shape of shapes) {
         const x = acc.get(`${shape.key}/${key}`)!;
         all.total += x.total;
         all.appTicks += x.appTicks;
@@ -238,6 +283,19 @@ export async function benchInstances(
     const twoOverOne = two.server / one.server;
     const twoOverHalf = two.server / half.server;
     const others = [...totals.one.other, ...totals.two.other, ...totals.noprep.other, ...totals.half.other];
+    // the control against the app over the same requests (the app shapes the raw baseline has)
+    const paired = ctx.rawShapes.map((r) => ctx.shapes.find((shape) => shape.key === r.pair)!);
+    const raw = { one: cpu(sum('raw-one', ctx.rawShapes)), two: cpu(sum('raw-two', ctx.rawShapes)) };
+    const app = { one: cpu(sum('one', paired)), two: cpu(sum('two', paired)) };
+    const rawBad = sum('raw-one', ctx.rawShapes).bad + sum('raw-two', ctx.rawShapes).bad;
+    const rawRows = ctx.rawShapes.map((shape, i) => {
+      const at = (key: Setup['key'], k = shape.key) => {
+        const x = acc.get(`${k}/${key}`)!;
+        return cpu(x).server;
+      };
+      const appPair = paired[i].key;
+      return `| ${paired[i].label} | ${f(at('raw-one'), 2)} | ${f(at('raw-two'), 2)} | ${f(at('raw-two') / at('raw-one'), 2)} | ${f(at('one', appPair), 2)} | ${f(at('two', appPair), 2)} | ${f(at('two', appPair) / at('one', appPair), 2)} |`;
+    });
     const rows = ctx.shapes.map((shape) => {
       const get = (key: Setup['key']) => {
         const x = acc.get(`${shape.key}/${key}`)!;
@@ -276,13 +334,25 @@ export async function benchInstances(
         `(one process's own CPU per request at half the rate: ${f(half.server / one.server, 2)}x its CPU at the full rate). ` +
         `Prepared statements off (\`DATABASE_PREPARE=off\`, for a transaction-mode pooler): server CPU per request ${f(noprep.server / one.server, 2)}x, ` +
         `PostgreSQL CPU per request ${f(noprep.pg / one.pg, 2)}x, both together ${f((noprep.server + noprep.pg) / (one.server + one.pg), 2)}x those with them on.`,
+      '',
+      '**The control: the raw baseline, one process against two.** The same comparison (same rate, rounds and proxy) for the raw baseline (bench/raw-server.ts: bare Fastify and postgres.js ' +
+        "running the SQL the REST list runs, none of the app's code), over the requests it has, beside the app's figures for the same requests in the same run. " +
+        'Nothing can pass between two raw processes, so its ratio is what a second process costs on this machine whatever the code.',
+      '',
+      '| request | raw one: server CPU | raw two: server CPU | raw two/one | app one: server CPU | app two: server CPU | app two/one |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...rawRows,
+      `| **these requests** | ${f(raw.one.server, 2)} | ${f(raw.two.server, 2)} | ${f(raw.two.server / raw.one.server, 2)} | ${f(app.one.server, 2)} | ${f(app.two.server, 2)} | ${f(app.two.server / app.one.server, 2)} |`,
+      '',
+      `Two processes against one, server CPU per request over these requests: the raw baseline ${f(raw.two.server / raw.one.server, 2)}x, the app ${f(app.two.server / app.one.server, 2)}x ` +
+        `(the app's rise over the baseline's: ${f(app.two.server / app.one.server / (raw.two.server / raw.one.server), 2)}x).`,
     ].join('\n');
     console.log(`\n${body}\n`);
     writeDocsSection(ctx.docs, ctx.docsHeader, { heading: '## Several instances: one process against two', name: `instances N=${o.campaigns}` }, body);
     console.log('Wrote the instances results to docs/benchmarks.md.');
-    if (totals.one.bad || totals.two.bad || totals.noprep.bad || totals.half.bad) process.exitCode = 1;
+    if (totals.one.bad || totals.two.bad || totals.noprep.bad || totals.half.bad || rawBad) process.exitCode = 1;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
-    for (const app of [a, b, c]) await tools.stopChild(app.child);
+    for (const server of [a, b, c, ...raws]) await tools.stopChild(server.child);
   }
 }

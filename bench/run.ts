@@ -17,7 +17,7 @@ import { BIG_COMMENTS, explainComments, findCommentTargets, LONG_REPLIES, seedCo
 import { benchDonations, HOT_DONATIONS, seedHotCampaign, send, WRITE_CAMPAIGNS } from './donations';
 import { writeDocsSection } from './docs-section';
 import { benchFirstStart } from './first-start';
-import { benchInstances, type ListShape } from './instances';
+import { benchInstances, type ListShape, type RawShape } from './instances';
 import { benchSearch } from './search';
 import { benchSorts } from './sorts';
 import { benchUploads } from './uploads';
@@ -793,9 +793,11 @@ other.
   a keep-alive agent to each; its CPU is not counted) and by one with \`DATABASE_PREPARE=off\`, all
   three through the same proxy and with \`JOBS=off\`, in rounds taking turns, and, as a control, by
   one process sent half the rate (what each of the two gets: a process's CPU per request rises as
-  its requests come further apart). Target (issue #31): on two cores a second process brings no
-  throughput, so two processes' server CPU per request at most 1.1x one's. The prepare-off column
-  is what a transaction-mode pooler costs.
+  its requests come further apart). A second control makes the same one-against-two comparison
+  for the raw baseline (bare Fastify and postgres.js, none of the app's code) over its requests:
+  what a second process costs on this machine whatever the code. Target (issue #31): on two cores
+  a second process brings no throughput, so two processes' server CPU per request at most 1.1x
+  one's. The prepare-off column is what a transaction-mode pooler costs.
 - **Uploads** (\`bench/uploads.ts\`): \`POST /api/upload/campaign/multi\` with a 1600x1200 photo-like
   JPEG, signed in, \`--images\` per storage one at a time and as many two at a time, to an app
   storing on local disk and one storing in an S3 bucket (s3rver in a process of its own), in turn:
@@ -1643,7 +1645,18 @@ async function main() {
       const shapes: ListShape[] = scenarios
         .filter((s) => s.server === 'app' && !s.latencyOnly)
         .map((s) => ({ key: s.key, label: s.label, path: s.url.slice(base.length), paths: s.paths }));
-      await benchInstances(o, { tools: partTools, shapes, env: { pgVersion, sharedBuffers }, docs: DOCS, docsHeader: DOCS_HEADER });
+      // the raw baseline's requests, each with the app's request it runs the SQL of (raw-x: rest-x)
+      const rawShapes: RawShape[] = scenarios
+        .filter((s) => s.server === 'raw' && shapes.some((a) => a.key === s.key.replace(/^raw-/, 'rest-')))
+        .map((s) => ({ key: s.key, label: s.label, path: s.url.slice(rawBase.length), pair: s.key.replace(/^raw-/, 'rest-') }));
+      await benchInstances(o, {
+        tools: { ...partTools, startRaw: (appName: string) => startRaw(benchUrl, appName) },
+        shapes,
+        rawShapes,
+        env: { pgVersion, sharedBuffers },
+        docs: DOCS,
+        docsHeader: DOCS_HEADER,
+      });
     }
     if (runs('comments')) {
       // the thread reads are timed flat out from one address, so without the per-address budget
