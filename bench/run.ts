@@ -18,6 +18,7 @@ import { benchDonations, HOT_DONATIONS, seedHotCampaign, send, WRITE_CAMPAIGNS }
 import { writeDocsSection } from './docs-section';
 import { benchFirstStart } from './first-start';
 import { benchInstances, type ListShape, type RawShape } from './instances';
+import { benchPending } from './pending';
 import { benchSearch } from './search';
 import { benchSorts } from './sorts';
 import { benchUploads } from './uploads';
@@ -27,7 +28,7 @@ import { freePort } from '../test/free-port';
 /**
  * `npm run bench [-- --campaigns 1000000] [--keep] [--reuse] [--explain] [--duration 10]
  *   [--warmup 2] [--connections 10] [--rate 100] [--images 60]
- *   [--only lists|search|sorts|comments|donations|instances|uploads|first-start|seed]`
+ *   [--only lists|search|pending|sorts|comments|donations|instances|uploads|first-start|seed]`
  *
  * On a real PostgreSQL server (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL):
  * makes a fresh database `kindling_bench`, migrates it, bulk-seeds it with SQL, starts the real
@@ -67,7 +68,7 @@ export interface Options {
   warmup: number;
   connections: number;
   /** Measure only one part (all by default); `seed` seeds (or migrates a reused database) and stops. */
-  only: 'all' | 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'first-start' | 'seed';
+  only: 'all' | 'lists' | 'search' | 'pending' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'first-start' | 'seed';
   /** Images the uploads part sends per storage, one at a time and again two at a time. */
   images: number;
   /** Steady rates of the search part: one word, and pairs and triples (`--search-rate 50`, or `10,5`). */
@@ -139,9 +140,10 @@ function parseArgs(argv: string[]): Options {
           v !== 'instances' &&
           v !== 'uploads' &&
           v !== 'first-start' &&
+          v !== 'pending' &&
           v !== 'seed'
         )
-          throw new Error(`--only takes lists, search, sorts, comments, donations, instances, uploads, first-start or seed, got ${JSON.stringify(v)}`);
+          throw new Error(`--only takes lists, search, pending, sorts, comments, donations, instances, uploads, first-start or seed, got ${JSON.stringify(v)}`);
         o.only = v;
         if (v === 'seed') o.keep = true;
         break;
@@ -759,6 +761,10 @@ other.
   100,000 campaigns p95 under 20 ms at 50 a second for every kind; at 1,000,000 one word under
   50 ms at 10 a second, pairs and triples under 300 ms at 5 a second; search's space at most a
   quarter of the heap.
+- **Pending** (\`bench/pending.ts\`): 167 searches (one vocabulary word in four and 40 pairs)
+  three times, one at a time through the app, with nothing new and while 3,000 new campaigns are
+  written and not yet vacuumed, with the campaign search indexes as migrated (no pending list) and
+  switched to PostgreSQL's default pending list (\`fastupdate = on\`), then put back.
 - **Sorts** (\`bench/sorts.ts\`): \`/api/campaigns?sort=\` newest, ending, funded and supported,
   over all categories and with \`type=music\`: the first page and a page 90 % deep by the app's own
   cursor (\`encodeSortCursor\` over the sort's order, made from the row at that depth and checked:
@@ -1212,7 +1218,8 @@ function pickWord(share: number): string {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   BENCH_DB = o.database;
-  const runs = (part: 'lists' | 'search' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'first-start') => o.only === 'all' || o.only === part;
+  const runs = (part: 'lists' | 'search' | 'pending' | 'sorts' | 'comments' | 'donations' | 'instances' | 'uploads' | 'first-start') =>
+    o.only === 'all' || o.only === part;
   // the first start needs no database: a clone of the commit and its own embedded one
   if (runs('first-start')) {
     await benchFirstStart({ root: ROOT, docs: DOCS, docsHeader: DOCS_HEADER });
@@ -1606,6 +1613,18 @@ async function main() {
         benchUrl,
         waitForQuiet,
         otherCores,
+        env: { pgVersion, sharedBuffers },
+        docs: DOCS,
+        docsHeader: DOCS_HEADER,
+        machine: `${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}`,
+      });
+    }
+    if (runs('pending')) {
+      if (current) await stopChild(current.child);
+      current = await startApp({ CLIENT_CONCURRENCY: '0', CLIENT_RATE: '0' });
+      await benchPending(o, {
+        base: current.base,
+        probe,
         env: { pgVersion, sharedBuffers },
         docs: DOCS,
         docsHeader: DOCS_HEADER,

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { AUDIENCE_SQL } from '../../lib/access';
 import { bigint, check, index, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { ACTION_MODES, CATEGORIES, CURRENCIES, TARGET_TYPES } from '../../../shared/constants';
-import { createdAt, id, ts, tsvector, updatedAt } from './columns';
+import { createdAt, GIN_NO_PENDING, id, ts, tsvector, updatedAt } from './columns';
 import { users } from './users';
 
 // Enumerations shared by campaigns, projects and the money tables live here (money.ts and
@@ -101,9 +101,9 @@ export const campaigns = pgTable(
     // the drafts (few): what an image of a draft is looked up among (its address is served only through the access rule)
     index('campaigns_drafts_idx').on(t.ownerId).where(sql`${t.releasedAt} IS NULL`),
     index('campaigns_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index('campaigns_search_idx').using('gin', t.searchVector),
-    index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),
-    index('campaigns_tags_idx').using('gin', t.tags),
+    index('campaigns_search_idx').using('gin', t.searchVector).with(GIN_NO_PENDING),
+    index('campaigns_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')).with(GIN_NO_PENDING),
+    index('campaigns_tags_idx').using('gin', t.tags).with(GIN_NO_PENDING),
     // The `ending` sort (soonest first, id breaking ties) and the cron's "execution date within
     // 24 hours" reminder scan.
     index('campaigns_execution_date_id_idx').on(t.executionDate, t.id).where(sql`${t.executionDate} IS NOT NULL`),

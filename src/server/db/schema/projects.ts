@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { AUDIENCE_SQL } from '../../lib/access';
 import { bigint, check, index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { actionMode, category, currency, ITEM_SEARCH_VECTOR_SQL, targetType, type ImageRef } from './campaigns';
-import { createdAt, id, ts, tsvector, updatedAt } from './columns';
+import { createdAt, GIN_NO_PENDING, id, ts, tsvector, updatedAt } from './columns';
 import { users } from './users';
 
 /**
@@ -56,9 +56,9 @@ export const projects = pgTable(
     // the drafts (few): what an image of a draft is looked up among (its address is served only through the access rule)
     index('projects_drafts_idx').on(t.ownerId).where(sql`${t.releasedAt} IS NULL`),
     index('projects_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index('projects_search_idx').using('gin', t.searchVector),
-    index('projects_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),
-    index('projects_tags_idx').using('gin', t.tags),
+    index('projects_search_idx').using('gin', t.searchVector).with(GIN_NO_PENDING),
+    index('projects_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')).with(GIN_NO_PENDING),
+    index('projects_tags_idx').using('gin', t.tags).with(GIN_NO_PENDING),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, tsvector, updatedAt } from './columns';
+import { createdAt, GIN_NO_PENDING, id, tsvector, updatedAt } from './columns';
 import { projects } from './projects';
 import { users } from './users';
 import { TEAM_MEMBER_STATUSES, TEAM_ROLES } from '../../../shared/constants';
@@ -46,9 +46,9 @@ export const teams = pgTable(
     index('teams_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('teams_owner_created_idx').on(t.ownerId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     index('teams_project_idx').on(t.projectId),
-    index('teams_search_idx').using('gin', t.searchVector),
-    index('teams_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
-    index('teams_tags_idx').using('gin', t.tags),
+    index('teams_search_idx').using('gin', t.searchVector).with(GIN_NO_PENDING),
+    index('teams_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')).with(GIN_NO_PENDING),
+    index('teams_tags_idx').using('gin', t.tags).with(GIN_NO_PENDING),
   ],
 );
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { UPDATE_AUDIENCES } from '../../../shared/schemas/updates';
 import { campaigns, type ImageRef } from './campaigns';
-import { createdAt, id, ts } from './columns';
+import { createdAt, GIN_NO_PENDING, id, ts } from './columns';
 import { users } from './users';
 
 /** Who an update is for: everyone who sees the campaign, or its backers (lib/access.ts `canSeeUpdate`). */
@@ -39,6 +39,6 @@ export const campaignUpdates = pgTable(
     index('campaign_updates_campaign_created_idx').on(t.campaignId, t.createdAt.desc(), t.id.desc()),
     index('campaign_updates_author_idx').on(t.authorId),
     // which updates show an uploaded file: the image gate asks it on each /uploads request (modules/previews/images.ts)
-    index('campaign_updates_images_idx').using('gin', sql`${t.images} jsonb_path_ops`),
+    index('campaign_updates_images_idx').using('gin', sql`${t.images} jsonb_path_ops`).with(GIN_NO_PENDING),
   ],
 );

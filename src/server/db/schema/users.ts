@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, ts, tsvector, updatedAt } from './columns';
+import { createdAt, GIN_NO_PENDING, id, ts, tsvector, updatedAt } from './columns';
 
 export const userRole = pgEnum('user_role', ['user', 'admin']);
 
@@ -34,10 +34,10 @@ export const users = pgTable(
     check('users_email_lower', sql`${t.email} = lower(${t.email})`),
     check('users_username_format', sql`${t.username} ~ '^[a-z0-9_.-]{3,32}$'`),
     index('users_created_id_idx').on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-    index('users_search_idx').using('gin', t.searchVector),
-    index('users_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
-    index('users_username_trgm_idx').using('gin', t.username.op('gin_trgm_ops')),
-    index('users_tags_idx').using('gin', t.tags),
+    index('users_search_idx').using('gin', t.searchVector).with(GIN_NO_PENDING),
+    index('users_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')).with(GIN_NO_PENDING),
+    index('users_username_trgm_idx').using('gin', t.username.op('gin_trgm_ops')).with(GIN_NO_PENDING),
+    index('users_tags_idx').using('gin', t.tags).with(GIN_NO_PENDING),
   ],
 );
 
