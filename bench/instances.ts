@@ -150,34 +150,38 @@ export async function benchInstances(
   const c = await tools.startApp({ ...settings, PGAPPNAME: names.noprep, DATABASE_PREPARE: 'off' });
   const proxies: Proxy[] = [];
   try {
+    /** A setup: these servers behind one proxy of their own, metered with their PostgreSQL backends (named). */
+    const setupOf = async (
+      key: Setup['key'],
+      label: string,
+      servers: { server: { child: Child; base: string }; name: string }[],
+      share = 1,
+    ): Promise<Setup> => {
+      const proxy = await startProxy(servers.map((s) => s.server.base));
+      proxies.push(proxy);
+      return {
+        key,
+        label,
+        proxy,
+        meter: tools.meterFor(
+          servers.map((s) => s.server.child.proc.pid!),
+          servers.map((s) => s.name),
+        ),
+        share,
+      };
+    };
     const setups: Setup[] = [
-      { key: 'one', label: 'one process', proxy: await startProxy([a.base]), meter: tools.meterFor([a.child.proc.pid!], [names.a]), share: 1 },
-      {
-        key: 'two',
-        label: 'two processes, round robin',
-        proxy: await startProxy([a.base, b.base]),
-        meter: tools.meterFor([a.child.proc.pid!, b.child.proc.pid!], [names.a, names.b]),
-        share: 1,
-      },
-      {
-        key: 'noprep',
-        label: 'one process, DATABASE_PREPARE=off',
-        proxy: await startProxy([c.base]),
-        meter: tools.meterFor([c.child.proc.pid!], [names.noprep]),
-        share: 1,
-      },
+      await setupOf('one', 'one process', [{ server: a, name: names.a }]),
+      await setupOf('two', 'two processes, round robin', [
+        { server: a, name: names.a },
+        { server: b, name: names.b },
+      ]),
+      await setupOf('noprep', 'one process, DATABASE_PREPARE=off', [{ server: c, name: names.noprep }]),
       // the control: one process sent what each of the two gets (half the rate). A process's CPU
       // per request falls as its requests come closer together (more of them share each wake-up of
       // its event loop), so two processes at a rate are compared with one at half of it too
-      {
-        key: 'half',
-        label: 'one process, half the rate',
-        proxy: await startProxy([a.base]),
-        meter: tools.meterFor([a.child.proc.pid!], [names.a]),
-        share: 0.5,
-      },
+      await setupOf('half', 'one process, half the rate', [{ server: a, name: names.a }], 0.5),
     ];
-    proxies.push(...setups.map((s) => s.proxy));
     const scenario = (shape: ListShape, setup: Setup): Scenario => ({
       key: shape.key,
       label: shape.label,
@@ -244,22 +248,12 @@ export async function benchInstances(
     const rawB = await tools.startRaw(names.rawB);
     raws.push(rawA, rawB);
     const rawSetups: Setup[] = [
-      {
-        key: 'raw-one',
-        label: 'raw baseline, one process',
-        proxy: await startProxy([rawA.base]),
-        meter: tools.meterFor([rawA.child.proc.pid!], [names.rawA]),
-        share: 1,
-      },
-      {
-        key: 'raw-two',
-        label: 'raw baseline, two processes, round robin',
-        proxy: await startProxy([rawA.base, rawB.base]),
-        meter: tools.meterFor([rawA.child.proc.pid!, rawB.child.proc.pid!], [names.rawA, names.rawB]),
-        share: 1,
-      },
+      await setupOf('raw-one', 'raw baseline, one process', [{ server: rawA, name: names.rawA }]),
+      await setupOf('raw-two', 'raw baseline, two processes, round robin', [
+        { server: rawA, name: names.rawA },
+        { server: rawB, name: names.rawB },
+      ]),
     ];
-    proxies.push(...rawSetups.map((s) => s.proxy));
     await measure(ctx.rawShapes, rawSetups, 'the raw baseline (the control)');
 
     // --- report
