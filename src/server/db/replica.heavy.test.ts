@@ -101,10 +101,14 @@ describe.skipIf(BIN === null)('read replica on a streaming standby', () => {
     await until('replay paused', async () => (await standbySql`select pg_get_wal_replay_pause_state() as s`)[0].s === 'paused');
   }
 
-  /** Lets replay go on; resolves once the standby has replayed everything the primary has written so far. */
+  /**
+   * Lets replay go on; resolves once the standby has replayed everything the primary has written so far.
+   * The insert position, not the write position: these clusters commit asynchronously (FAST), so a
+   * commit the app has answered may still sit in the primary's WAL buffers, past its write position.
+   */
   async function resumeAndCatchUp(): Promise<void> {
     await standbySql`select pg_wal_replay_resume()`;
-    const [{ lsn }] = await primarySql`select pg_current_wal_lsn()::text as lsn`;
+    const [{ lsn }] = await primarySql`select pg_current_wal_insert_lsn()::text as lsn`;
     await until('the standby caught up', async () => (await standbySql`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as ok`)[0].ok === true);
   }
 
