@@ -16,7 +16,8 @@ import { VOCABULARY } from './vocabulary';
  * search indexes as migrated (off) and, for comparison, switched back to on. The new campaigns are
  * copies of random existing ones, dated now, inserted in 100-row statements; afterwards they are
  * deleted, the setting put back, the pending list merged (gin_clean_pending_list) and the table
- * vacuumed, so the database is as it was.
+ * vacuumed, so the database is as it was (but for the pgstattuple extension, created when the
+ * bench's role may, to count what is pending).
  */
 
 /** New campaigns written before the second measurement: about 3 % of the bench's 100,000. */
