@@ -244,9 +244,11 @@ export async function benchInstances(
     // the control: the raw baseline (bare Fastify and postgres.js running the REST list's SQL, none
     // of the app's code), one process against two at the same rate. What it shows is the machine's
     // and Node's, not the app's: a process's CPU per request rises as its requests come further apart
+    // each kept as it starts, so that a failed start of the second still stops the first
     const rawA = await tools.startRaw(names.rawA);
+    raws.push(rawA);
     const rawB = await tools.startRaw(names.rawB);
-    raws.push(rawA, rawB);
+    raws.push(rawB);
     const rawSetups: Setup[] = [
       await setupOf('raw-one', 'raw baseline, one process', [{ server: rawA, name: names.rawA }]),
       await setupOf('raw-two', 'raw baseline, two processes, round robin', [
