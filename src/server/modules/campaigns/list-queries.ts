@@ -245,9 +245,10 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         .as('matches');
       return db.select({ ids: sql<string>`coalesce(string_agg(${matches.id}::text, ','), '')`, generation: sql<null>`null` }).from(matches);
     }
-    if (query.q.trim() || cappedTotal(query, ownerId)) {
-      // counts at most SEARCH_COUNT_CAP + 1 matches: an exact count of a common word or a large
-      // category over a million rows would read them all, and nobody pages that deep
+    if (cappedTotal(query, ownerId)) {
+      // a category, status or `ending` view (a search is answered above) counts at most
+      // SEARCH_COUNT_CAP + 1 matches: an exact count of a large category over a million rows
+      // would read them all, and nobody pages that deep
       const matches = db
         .select({ one: sql`1`.as('one') })
         .from(campaigns)
