@@ -29,7 +29,15 @@ interface Captured {
 }
 const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Record<
   string,
-  { rows: Captured; total: Captured | null; capped: boolean; prepared: boolean; totalFrom: 'count' | 'counter' | 'rows'; idsTotal?: boolean }
+  {
+    rows: Captured;
+    pageIds?: Captured | null;
+    total: Captured | null;
+    capped: boolean;
+    prepared: boolean;
+    totalFrom: 'count' | 'counter' | 'rows';
+    idsTotal?: boolean;
+  }
 >;
 
 // the app's pool and session settings (openPostgres() in src/server/db/client.ts)
@@ -43,20 +51,24 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const q = queries[req.params.name];
   if (!q) return reply.code(404).send({ error: 'unknown query' });
   // as the app's list runs them (db/array-rows.ts `arrayRunner`): unsafe(sql, params, { prepare,
-  // simple: false }), the extended protocol, rows as arrays. `prepared` is what statements() says:
-  // a named statement per connection for a list without a search, unnamed for a search.
+  // simple: false }), the extended protocol, rows as arrays. The page's rows are a named statement
+  // per connection; `prepared` is what statements() says of the total: named for a list without a
+  // search, unnamed for a search. A search with many matches finds its page's ids first
+  // (`pageIds`, unnamed), and its rows statement reads them (captured with them).
   const prepare = q.prepared;
+  const pageIds = q.pageIds;
+  const page = async () => {
+    if (pageIds) await sql.unsafe(pageIds.sql, pageIds.params as never[], extended(false)).values();
+    return sql.unsafe(q.rows.sql, q.rows.params as never[], extended(true)).values();
+  };
   // (a shape whose total came on its rows: kept for statements() answering no total query)
   if (!q.total) {
-    const rows = await sql.unsafe(q.rows.sql, q.rows.params as never[], extended(prepare)).values();
+    const rows = await page();
     const counted = rows.length ? Number(rows[0][rows[0].length - 2]) : 0;
     return { items: rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP };
   }
   const total = q.total;
-  const [rows, totals] = await Promise.all([
-    sql.unsafe(q.rows.sql, q.rows.params as never[], extended(prepare)).values(),
-    sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values(),
-  ]);
+  const [rows, totals] = await Promise.all([page(), sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values()]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
   // the total query answers one row: (n, generation) from list_counts by audience
   // (lib/listing.ts visibleTotalSql), (n, null) of a count, or for a search (its matches' ids, null)

@@ -293,8 +293,9 @@ export async function benchSearch(o: Options, b: SearchBench): Promise<void> {
     for (const w of worst) {
       const st = await lists.statements(anonymous, ListQuery.parse({ q: w.q }));
       for (const [part, q] of [
-        [st.total ? 'rows' : 'rows and total', st.rows],
         ['total', st.total],
+        ['page ids', st.pageIds],
+        [st.total ? 'rows' : 'rows and total', st.rows],
       ] as const) {
         if (!q) continue;
         const plan = await b.probe.unsafe(`explain (analyze, buffers) ${q.sql}`, q.params as never[]);

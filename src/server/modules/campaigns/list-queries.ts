@@ -166,10 +166,14 @@ type From = 'top' | 'cursor' | 'mark';
  * Each statement is built once per shape (what changes its text: sort, the filters present, the
  * kind of search, where the page starts, an offset or not, the kind of viewer and the audiences
  * they see, hence the kind of total) with placeholders, and a request fills in its values. The
- * shapes without a search run as prepared statements (postgres.js keeps a named statement per
- * connection; PostgreSQL parses it once); a search runs unprepared, planned with its words: a
- * generic plan cannot know that one word matches nothing and another a quarter of the table.
- * Rows come back as arrays, mapped by a mapper made once per shape (db/array-rows.ts).
+ * statements without a search's words run prepared (postgres.js keeps a named statement per
+ * connection; PostgreSQL parses and plans it once); those with its words (a search's total and,
+ * when it has many matches, its page's ids) run unprepared, planned with the words: a generic
+ * plan cannot know that one word matches nothing and another a quarter of the table. A search's
+ * page is then read by its ids with the prepared statement of a page of few matches: planning
+ * the whole page (joins and subqueries) with the words cost about 2 ms a search, more than
+ * finding most pages' ids. Rows come back as arrays, mapped by a mapper made once per shape
+ * (db/array-rows.ts).
  */
 export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fewMatches?: number } = {}) {
   const fewMatches = opts.fewMatches ?? SEARCH_COUNT_CAP;
@@ -177,6 +181,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
   const exec = arrayRunner(db);
   const totalShapes = new Map<string, Built>();
   const pageShapes = new Map<string, { rows: Built; map: (row: unknown[]) => ListRow }>();
+  const pageIdsShapes = new Map<string, Built>();
 
   /**
    * What the list holds: who sees what, and the request's filters (`ownerId`, the viewer's
@@ -268,6 +273,38 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
       .where(eq(listVersions.entity, 'campaigns'));
   }
 
+  /**
+   * The ids of a search's page when it has more matches than a page of few (`fewIds`) takes:
+   * comma-separated, in the sort's order, by the plan PostgreSQL makes for the words. The page is
+   * then read by these ids as a page of few matches.
+   */
+  function pageIdsQuery(
+    query: CampaignListInput,
+    conds: SQL[],
+    search: SQL,
+    from: 'top' | 'cursor',
+    offset: boolean,
+    limit: number | Placeholder = P.limit,
+  ): Built {
+    const order = CAMPAIGN_ORDERS[query.sort ?? 'newest'];
+    const start = from === 'cursor' ? afterSortCursor(order, P.cursor) : undefined;
+    const base = db
+      .select({ id: campaigns.id, k: sql`${order.key}`.as('k') })
+      .from(campaigns)
+      .$dynamic();
+    const page = (order.key.table === campaigns ? base : base.innerJoin(campaignSortKeys, eq(campaignSortKeys.campaignId, campaigns.id)))
+      .where(and(...conds, search, start))
+      .orderBy(...orderOf(order))
+      .limit(limit)
+      .offset(offset ? P.offset : 0)
+      .as('page');
+    const dir = sql.raw(order.dir);
+    return db
+      .select({ ids: sql<string>`coalesce(string_agg(${page.id}::text, ',' order by ${page.k} ${dir}, ${page.id} ${dir}), '')` })
+      .from(page)
+      .toSQL();
+  }
+
   /** The page's rows: their ids by the sort's index, then those rows with everything the answer shows. */
   function rowsQuery(viewer: Viewer, query: CampaignListInput, conds: SQL[], search: SQL | undefined, few: boolean, from: From, offset: boolean) {
     const order = CAMPAIGN_ORDERS[query.sort ?? 'newest'];
@@ -329,14 +366,20 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     const totalKind = query.q.trim() || cappedTotal(query, ownerId) ? 'capped' : whole(query, ownerId) ? 'counts' : 'count';
     const searchKind = terms === null ? '' : terms.ts === null ? 'title' : 'words';
     const filters = `${sort}|${ownerId ? 'owner' : ''}|${query.type ? 'type' : ''}|${query.status ?? ''}|${viewer.userId === null ? '' : 'user'}|${audiencesKey(viewer.audiences)}|${totalKind}|${searchKind}`;
+    const offset = cursor ? 0 : (query.page - 1) * query.limit;
+    // a search of several words on one of its first pages: its total is its first matches in the
+    // sort's order (`pageIdsQuery`), and the page is among them: the words are matched once
+    // (docs/decisions.md); one word is cheaper counted in the table's order
+    const ordered = searched !== undefined && terms?.ts?.includes('&') === true && !cursor && offset + query.limit <= SEARCH_COUNT_CAP;
     const total = fill(
-      shapeOf(totalShapes, filters, () =>
-        totalQuery(shapeViewer, query, ownerId, searched ? [...conds().conds, searched] : conds().conds, searched !== undefined).toSQL(),
-      ),
+      ordered
+        ? shapeOf(totalShapes, `${filters}|ordered`, () => pageIdsQuery(query, conds().conds, searched, 'top', false, SEARCH_COUNT_CAP + 1))
+        : shapeOf(totalShapes, filters, () =>
+            totalQuery(shapeViewer, query, ownerId, searched ? [...conds().conds, searched] : conds().conds, searched !== undefined).toSQL(),
+          ),
       values,
     );
 
-    const offset = cursor ? 0 : (query.page - 1) * query.limit;
     let from: From = cursor ? 'cursor' : 'top';
     let skip = offset;
     let counted: unknown[][] | null = null;
@@ -355,20 +398,42 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
     }
     // a search's total first: with few matches its page reads them all (fewIds)
     if (searched) counted = await exec(total, prepare);
-    const few = searched !== undefined && totalOf(counted, true) <= fewMatches;
+    let few = searched !== undefined && totalOf(counted, true) <= fewMatches;
     if (few) values.ids = counted?.[0]?.[0];
     values.offset = skip;
+    // more matches: the page's ids by the words' own plan, then read as a page of few matches
+    let pageIds: Statement | null = null;
+    if (ordered && !few) {
+      // the first matches in the sort's order hold the page and the row after it
+      const first = String(counted?.[0]?.[0] ?? '').split(',');
+      values.ids = first.slice(skip, skip + query.limit + 1).join(',');
+      few = true;
+      skip = 0;
+      values.offset = 0;
+    } else if (searched && !few) {
+      const start = from === 'cursor' ? 'cursor' : 'top';
+      pageIds = fill(
+        shapeOf(pageIdsShapes, `${filters}|${start}|${skip > 0 ? 'offset' : ''}`, () => pageIdsQuery(query, conds().conds, searched, start, skip > 0)),
+        values,
+      );
+      values.ids = (await exec(pageIds, false))[0]?.[0] ?? '';
+      few = true;
+      from = 'top';
+      skip = 0;
+      values.offset = 0;
+    }
     const page = shapeOf(pageShapes, `${filters}|${from}|${skip > 0 ? 'offset' : ''}|${few ? 'few' : ''}`, () =>
       rowsQuery(shapeViewer, query, conds().conds, searched, few, from, skip > 0),
     );
-    return { total, counted, idsTotal: searched !== undefined, rows: fill(page.rows, values), map: page.map, prepare };
+    // the page's statement has no words in it (a search's page is read by its ids): always prepared
+    return { total, counted, idsTotal: searched !== undefined, pageIds, rows: fill(page.rows, values), map: page.map, prepare };
   }
 
   return {
     /** A list request's page, total and next cursor (a malformed or foreign cursor is a 400). */
     async run(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}): Promise<ListResult> {
       const p = await plan(actor, query, filter);
-      const [rows, totals] = await Promise.all([exec(p.rows, p.prepare), p.counted ?? exec(p.total, p.prepare)]);
+      const [rows, totals] = await Promise.all([exec(p.rows, true), p.counted ?? exec(p.total, p.prepare)]);
       const n = totalOf(totals, p.idsTotal);
       const searched = Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId);
       // the statement reads one row more than the page: whether there is a next page
@@ -385,18 +450,22 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
 
     /**
      * The statements `run` runs for this request now, with their values, and whether it prepares
-     * them (the benchmark runs the same raw, prepared when these are).
+     * them (the benchmark runs the same raw, prepared when the app prepares them).
      */
     async statements(actor: Actor, query: CampaignListInput, filter: { ownerId?: string } = {}) {
       const p = await plan(actor, query, filter);
       // every total is counted now ('counter' was a repeated search's cached total, gone with the cache)
       const totalFrom = 'count' as 'count' | 'counter';
       return {
+        /** The page's rows (always a prepared statement; a search's reads the ids `pageIds` or its total gave). */
         rows: p.rows,
+        /** A search with many matches: the statement that gave its page's ids (unprepared), run before `rows`. */
+        pageIds: p.pageIds,
         total: p.total,
         totalFrom,
         /** The total query gives a search's matches' ids (comma-separated): their number is the total. */
         idsTotal: p.idsTotal,
+        /** Whether the total (and `pageIds`: never) is prepared: not for a search. */
         prepared: p.prepare,
         capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId),
       };
