@@ -37,6 +37,8 @@ const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Re
     prepared: boolean;
     totalFrom: 'count' | 'counter' | 'rows';
     idsTotal?: boolean;
+    totalSettings?: Record<string, string> | null;
+    pageIdsSettings?: Record<string, string>;
   }
 >;
 
@@ -46,6 +48,25 @@ const app = Fastify({ logger: false });
 
 /** postgres.js options for the extended protocol (its types leave out `simple`, which it reads). */
 const extended = (prepare: boolean) => ({ prepare, simple: false }) as { prepare: boolean };
+
+/**
+ * An unprepared statement with planner settings for its transaction alone, as the app runs its
+ * search's page statements (src/server/db/array-rows.ts): BEGIN, set_config, the statement, COMMIT.
+ */
+async function withSettings(q: Captured, settings: Record<string, string> | null): Promise<unknown[][]> {
+  if (!settings) return sql.unsafe(q.sql, q.params as never[], extended(false)).values();
+  const names = Object.keys(settings);
+  const set = `select ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`;
+  const [, rows] = await sql.begin((tx) => [
+    tx.unsafe(
+      set,
+      names.flatMap((n) => [n, settings[n]]),
+      extended(false),
+    ),
+    tx.unsafe(q.sql, q.params as never[], extended(false)).values(),
+  ]);
+  return rows as unknown[][];
+}
 
 app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const q = queries[req.params.name];
@@ -58,7 +79,7 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
   const prepare = q.prepared;
   const pageIds = q.pageIds;
   const page = async () => {
-    if (pageIds) await sql.unsafe(pageIds.sql, pageIds.params as never[], extended(false)).values();
+    if (pageIds) await withSettings(pageIds, q.pageIdsSettings ?? null);
     return sql.unsafe(q.rows.sql, q.rows.params as never[], extended(true)).values();
   };
   // (a shape whose total came on its rows: kept for statements() answering no total query)
@@ -68,7 +89,12 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
     return { items: rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP };
   }
   const total = q.total;
-  const [rows, totals] = await Promise.all([page(), sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values()]);
+  const [rows, totals] = await Promise.all([
+    page(),
+    q.totalSettings
+      ? withSettings(total, q.totalSettings)
+      : sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values(),
+  ]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
   // the total query answers one row: (n, generation) from list_counts by audience
   // (lib/listing.ts visibleTotalSql), (n, null) of a count, or for a search (its matches' ids, null)
@@ -76,7 +102,7 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
     ? String(totals[0]?.[0] ?? '')
         .split(',')
         .filter(Boolean).length
-    : totals.reduce((sum: number, r) => (typeof r[0] === 'boolean' ? (r[0] ? sum : sum + Number(r[1])) : sum + Number(r[0])), 0);
+    : (totals as unknown[][]).reduce<number>((sum, r) => (typeof r[0] === 'boolean' ? (r[0] ? sum : sum + Number(r[1])) : sum + Number(r[0])), 0);
   // a search counts at most SEARCH_COUNT_CAP + 1 matches, as the service does
   const totalCapped = q.capped && counted > SEARCH_COUNT_CAP;
   return { items: rows, total: totalCapped ? SEARCH_COUNT_CAP : counted, totalCapped };

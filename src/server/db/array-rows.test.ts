@@ -58,3 +58,18 @@ describe('rows as arrays, mapped once per selection', () => {
     expect(() => rowMapper({ a: { b: { c: campaigns.id } } })).toThrow(/unsupported field a\.b/);
   });
 });
+
+describe('a statement with planner settings of its own', () => {
+  const show = { sql: 'select current_setting($1)', params: ['effective_cache_size'] };
+
+  it('runs with them, and no other statement does, on any of the connections', async () => {
+    const run = arrayRunner(database.db);
+    const before = String((await run(show, false))[0][0]);
+    const value = before === '4MB' ? '8MB' : '4MB';
+    const withIt = await Promise.all(Array.from({ length: 12 }, () => run(show, false, { effective_cache_size: value })));
+    expect(withIt.map((rows) => rows[0][0])).toEqual(Array(12).fill(value));
+    // the pool's connections, each at least once: none kept the setting
+    const after = await Promise.all(Array.from({ length: 24 }, () => run(show, false)));
+    expect(new Set(after.map((rows) => rows[0][0]))).toEqual(new Set([before]));
+  });
+});

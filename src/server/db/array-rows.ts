@@ -14,30 +14,65 @@ export interface Statement {
   params: unknown[];
 }
 
-type Runner = (q: Statement, prepare: boolean) => Promise<unknown[][]>;
+/** Planner settings for one statement (name -> value), set for its transaction only. */
+export type PlannerSettings = Readonly<Record<string, string>>;
 
+type Runner = (q: Statement, prepare: boolean, settings?: PlannerSettings) => Promise<unknown[][]>;
+
+interface PostgresJsQuery {
+  values(): Promise<unknown[][]>;
+}
 interface PostgresJsClient {
-  unsafe(sql: string, params: unknown[], opts: { prepare: boolean; simple: boolean }): { values(): Promise<unknown[][]> };
+  unsafe(sql: string, params: unknown[], opts: { prepare: boolean; simple: boolean }): PostgresJsQuery;
+  begin(fn: (tx: PostgresJsClient) => unknown[]): Promise<unknown[]>;
 }
 interface PgliteClient {
-  query(sql: string, params: unknown[], opts: { rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+  query(sql: string, params: unknown[], opts?: { rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+  transaction<T>(fn: (tx: PgliteClient) => Promise<T>): Promise<T>;
+}
+
+/** `select set_config(name, value, true), ...`: the settings for the rest of the transaction. */
+function setConfig(settings: PlannerSettings): Statement {
+  const names = Object.keys(settings);
+  return {
+    sql: `select ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`,
+    params: names.flatMap((n) => [n, settings[n]]),
+  };
 }
 
 /**
  * Runs statements on the database's own client, rows as arrays. With `prepare`, postgres.js keeps
  * a named server-side statement per connection (PostgreSQL parses and plans it once); PGlite
- * runs in process and prepares nothing.
+ * runs in process and prepares nothing. With `settings`, the statement runs in a transaction of
+ * its own that sets them first (`SET LOCAL`; postgres.js sends the three in one round trip): a
+ * planner setting that suits one statement and not the rest of the app's (a pooler in
+ * transaction mode keeps them too, where it refuses settings at connection).
  */
 export function arrayRunner(db: Db): Runner {
   const client = (db as unknown as { $client: unknown }).$client;
   if (typeof (client as PostgresJsClient).unsafe === 'function') {
     const pg = client as PostgresJsClient;
     // postgres.js sends a statement without parameters as a simple query (never prepared) unless told otherwise
-    return (q, prepare) => pg.unsafe(q.sql, q.params, { prepare, simple: false }).values();
+    return async (q, prepare, settings) => {
+      if (!settings) return pg.unsafe(q.sql, q.params, { prepare, simple: false }).values();
+      const set = setConfig(settings);
+      const [, rows] = await pg.begin((tx) => [
+        tx.unsafe(set.sql, set.params, { prepare: false, simple: false }),
+        tx.unsafe(q.sql, q.params, { prepare, simple: false }).values(),
+      ]);
+      return rows as unknown[][];
+    };
   }
   if (typeof (client as PgliteClient).query === 'function') {
     const lite = client as PgliteClient;
-    return async (q) => (await lite.query(q.sql, q.params, { rowMode: 'array' })).rows;
+    return async (q, _prepare, settings) => {
+      if (!settings) return (await lite.query(q.sql, q.params, { rowMode: 'array' })).rows;
+      const set = setConfig(settings);
+      return lite.transaction(async (tx) => {
+        await tx.query(set.sql, set.params);
+        return (await tx.query(q.sql, q.params, { rowMode: 'array' })).rows;
+      });
+    };
   }
   throw new Error('arrayRunner: unknown database client');
 }

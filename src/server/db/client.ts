@@ -41,17 +41,8 @@ export function redactUrl(url: string): string {
  * one, true of SSDs and of a working set in memory: with 4.0 the planner counted a search's
  * matches by reading 100,000 campaigns in order instead of asking the search indexes (a new
  * search at a million campaigns: p95 87 ms for the count alone, 28 ms with 1.1).
- *
- * effective_cache_size 4MB: with the default (4GB, or any size that holds the table) the planner
- * prices a walk down a list's index that stops after a page of matches as a share of a walk over
- * the whole table, in which every heap page is read once and then found in the cache again; the
- * few thousand rows such a walk checks are on as many different pages, each of which costs its
- * reading. So it walked the newest-first index for words with about 1 % of the campaigns, three
- * times dearer than reading their matches by the search indexes (docs/decisions.md). A small
- * value prices each row the walk fetches as a page read; lookups of a few rows and walks that
- * find their page early are planned as before.
  */
-export const APP_CONNECTION_SETTINGS = { jit: 'off', random_page_cost: '1.1', effective_cache_size: '4MB' } as const;
+export const APP_CONNECTION_SETTINGS = { jit: 'off', random_page_cost: '1.1' } as const;
 
 /** The advisory lock key of applying migrations: one process at a time on a database. */
 export const MIGRATION_LOCK_KEY = 7_310_002;

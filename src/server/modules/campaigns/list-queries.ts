@@ -2,7 +2,7 @@ import { and, eq, fillPlaceholders, getTableColumns, gte, inArray, isNull, lt, o
 import type { z } from 'zod';
 import { SEARCH_COUNT_CAP, type CampaignSort, type CampaignStatus, type Category } from '../../../shared/constants';
 import type { ListQuery } from '../../../shared/schemas/campaigns';
-import { arrayRunner, rowMapper, type Statement } from '../../db/array-rows';
+import { arrayRunner, type PlannerSettings, rowMapper, type Statement } from '../../db/array-rows';
 import type { Db } from '../../db/client';
 import { campaigns, campaignSortKeys, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
@@ -93,6 +93,20 @@ function keyOf(sort: CampaignSort, r: ListRow): Date | number {
   if (sort === 'ending') return r.c.executionDate as Date;
   return sort === 'funded' ? r.keys.raised : r.keys.supporters;
 }
+
+/**
+ * The planner's setting for the statements that find a search's page in the list's order (its
+ * page's ids; for several words, its first matches), set for each alone (array-rows.ts).
+ * With the default effective_cache_size (4GB, or any size that holds the table) PostgreSQL prices
+ * a walk down the list's index that stops after a page of matches as a share of a walk over the
+ * whole table, in which every heap page is read once and then found in the cache again; the few
+ * thousand rows such a walk checks are on as many pages. It walked the newest-first index for
+ * words of about 1 % of the campaigns, about three times dearer than reading their matches by the
+ * search indexes (docs/decisions.md). The rest of the app keeps the default: for the lists
+ * without a search the small value changed 19 of 150 plans (sorts, filters, offsets), some of
+ * them for the worse (`sort=funded&page=60`: 12 -> 28 ms).
+ */
+export const SEARCH_PAGE_SETTINGS: PlannerSettings = { effective_cache_size: '4MB' };
 
 /** Pages of the newest-first list from this offset on start from a page mark (page-marks.ts). */
 const MARK_EVERY = 1000;
@@ -397,7 +411,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
       }
     }
     // a search's total first: with few matches its page reads them all (fewIds)
-    if (searched) counted = await exec(total, prepare);
+    if (searched) counted = await exec(total, prepare, ordered ? SEARCH_PAGE_SETTINGS : undefined);
     let few = searched !== undefined && totalOf(counted, true) <= fewMatches;
     if (few) values.ids = counted?.[0]?.[0];
     values.offset = skip;
@@ -416,7 +430,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         shapeOf(pageIdsShapes, `${filters}|${start}|${skip > 0 ? 'offset' : ''}`, () => pageIdsQuery(query, conds().conds, searched, start, skip > 0)),
         values,
       );
-      values.ids = (await exec(pageIds, false))[0]?.[0] ?? '';
+      values.ids = (await exec(pageIds, false, SEARCH_PAGE_SETTINGS))[0]?.[0] ?? '';
       few = true;
       from = 'top';
       skip = 0;
@@ -426,7 +440,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
       rowsQuery(shapeViewer, query, conds().conds, searched, few, from, skip > 0),
     );
     // the page's statement has no words in it (a search's page is read by its ids): always prepared
-    return { total, counted, idsTotal: searched !== undefined, pageIds, rows: fill(page.rows, values), map: page.map, prepare };
+    return { total, ordered, counted, idsTotal: searched !== undefined, pageIds, rows: fill(page.rows, values), map: page.map, prepare };
   }
 
   return {
@@ -467,6 +481,9 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         idsTotal: p.idsTotal,
         /** Whether the total (and `pageIds`: never) is prepared: not for a search. */
         prepared: p.prepare,
+        /** Planner settings the total runs with (a search of several words: SEARCH_PAGE_SETTINGS); `pageIds` always has them. */
+        totalSettings: p.ordered ? SEARCH_PAGE_SETTINGS : null,
+        pageIdsSettings: SEARCH_PAGE_SETTINGS,
         capped: Boolean(query.q.trim()) || cappedTotal(query, filter.ownerId),
       };
     },
