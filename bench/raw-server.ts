@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import postgres from 'postgres';
+import { setConfig } from '../src/server/db/array-rows';
 import { APP_CONNECTION_SETTINGS } from '../src/server/db/client';
 import { SEARCH_COUNT_CAP } from '../src/shared/constants';
 
@@ -55,14 +56,9 @@ const extended = (prepare: boolean) => ({ prepare, simple: false }) as { prepare
  */
 async function withSettings(q: Captured, settings: Record<string, string> | null): Promise<unknown[][]> {
   if (!settings) return sql.unsafe(q.sql, q.params as never[], extended(false)).values();
-  const names = Object.keys(settings);
-  const set = `select ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`;
+  const set = setConfig(settings);
   const [, rows] = await sql.begin((tx) => [
-    tx.unsafe(
-      set,
-      names.flatMap((n) => [n, settings[n]]),
-      extended(false),
-    ),
+    tx.unsafe(set.sql, set.params as never[], extended(false)),
     tx.unsafe(q.sql, q.params as never[], extended(false)).values(),
   ]);
   return rows as unknown[][];

@@ -32,7 +32,7 @@ interface PgliteClient {
 }
 
 /** `select set_config(name, value, true), ...`: the settings for the rest of the transaction. */
-function setConfig(settings: PlannerSettings): Statement {
+export function setConfig(settings: PlannerSettings): Statement {
   const names = Object.keys(settings);
   return {
     sql: `select ${names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`,
@@ -44,7 +44,7 @@ function setConfig(settings: PlannerSettings): Statement {
  * Runs statements on the database's own client, rows as arrays. With `prepare`, postgres.js keeps
  * a named server-side statement per connection (PostgreSQL parses and plans it once); PGlite
  * runs in process and prepares nothing. With `settings`, the statement runs in a transaction of
- * its own that sets them first (`SET LOCAL`; postgres.js sends the three in one round trip): a
+ * its own that sets them first (`SET LOCAL`; postgres.js pipelines the two statements): a
  * planner setting that suits one statement and not the rest of the app's (a pooler in
  * transaction mode keeps them too, where it refuses settings at connection).
  */
