@@ -6,7 +6,7 @@ import { arrayRunner, type PlannerSettings, rowMapper, type Statement } from '..
 import type { Db } from '../../db/client';
 import { campaigns, campaignSortKeys, listVersions, users } from '../../db/schema';
 import type { Actor } from '../../deps';
-import { AUDIENCES, audiencesKey, itemVisibleSql, viewerOf, type Viewer } from '../../lib/access';
+import { AUDIENCES, audiencesKey, itemVisibleSql, viewerOf, viewerOfCategory, type Viewer } from '../../lib/access';
 import {
   afterSortCursor,
   encodeSortCursor,
@@ -355,7 +355,8 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
    * per set of audiences, so only for viewers who see exactly some audiences (no own campaigns added).
    */
   async function plan(actor: Actor, query: CampaignListInput, filter: { ownerId?: string }) {
-    const viewer = viewerOf(actor);
+    // a category's list is seen with the audiences its items can have (no adult ones for a visitor)
+    const viewer = viewerOfCategory(viewerOf(actor), query.type);
     const sort = query.sort ?? 'newest';
     const cursor = readSortCursor(query.cursor, CAMPAIGN_ORDERS[sort]);
     // the viewer and the owner as the statements see them: their accounts are placeholders

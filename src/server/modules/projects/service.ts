@@ -9,7 +9,7 @@ import type { Actor, Deps } from '../../deps';
 import { changedFields, recordChange } from '../../lib/history';
 import { isUuid } from '../../lib/ids';
 import { assertOwnImages, imageUrlsOf, itemPatch, releasePatch } from '../../lib/items';
-import { assertCategoryAllowed, itemVisibleSql, requireUser, viewerOf, visibilityOf } from '../../lib/access';
+import { assertCategoryAllowed, itemVisibleSql, requireUser, viewerOf, viewerOfCategory, visibilityOf } from '../../lib/access';
 import { createItemStore } from '../../lib/item-store';
 import { afterSortCursor, encodeSortCursor, orderOf, readSortCursor, searchCondition, visibleTotalSql, type SortOrder } from '../../lib/listing';
 import { coordinationText } from '../campaigns/coordination';
@@ -104,7 +104,8 @@ export function createProjectsService(deps: Deps) {
       const order = PROJECT_ORDERS[query.sort];
       const cursor = readSortCursor(query.cursor, order);
       const viewer = viewerOf(actor);
-      const base: SQL[] = [itemVisibleSql(viewer, projects)];
+      // a category's list is seen with the audiences its items can have (no adult ones for a visitor)
+      const base: SQL[] = [itemVisibleSql(viewerOfCategory(viewer, query.type), projects)];
       if (query.my) base.push(eq(projects.ownerId, requireUser(actor).user.id));
       if (query.ownerId) {
         if (!isUuid(query.ownerId)) return empty;
