@@ -33,6 +33,7 @@ const queries = JSON.parse(readFileSync(process.env.RAW_QUERIES!, 'utf8')) as Re
   {
     rows: Captured;
     pageIds?: Captured | null;
+    wordsTotal?: Captured | null;
     total: Captured | null;
     capped: boolean;
     prepared: boolean;
@@ -79,18 +80,24 @@ app.get<{ Params: { name: string } }>('/raw/:name', async (req, reply) => {
     return sql.unsafe(q.rows.sql, q.rows.params as never[], extended(true)).values();
   };
   // (a shape whose total came on its rows: kept for statements() answering no total query)
-  if (!q.total) {
+  if (!q.total && !q.wordsTotal) {
     const rows = await page();
     const counted = rows.length ? Number(rows[0][rows[0].length - 2]) : 0;
     return { items: rows, total: Math.min(counted, SEARCH_COUNT_CAP), totalCapped: counted > SEARCH_COUNT_CAP };
   }
-  const total = q.total;
-  const [rows, totals] = await Promise.all([
-    page(),
-    q.totalSettings
+  const count = async (): Promise<unknown[][]> => {
+    // a search of words counts its words alone first: with more matches than the cap that was its
+    // total, and the app ran no other (statements() then gives no `total`)
+    if (q.wordsTotal) {
+      const words = await sql.unsafe(q.wordsTotal.sql, q.wordsTotal.params as never[], extended(false)).values();
+      if (!q.total) return words;
+    }
+    const total = q.total as Captured;
+    return q.totalSettings
       ? withSettings(total, q.totalSettings)
-      : sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values(),
-  ]);
+      : sql.unsafe(total.sql, total.params as never[], extended(prepare || q.totalFrom === 'counter')).values();
+  };
+  const [rows, totals] = await Promise.all([page(), count()]);
   if (q.totalFrom === 'counter') return { items: rows, total: null, totalCapped: null };
   // the total query answers one row: (n, generation) from list_counts by audience
   // (lib/listing.ts visibleTotalSql), (n, null) of a count, or for a search (its matches' ids, null)

@@ -293,9 +293,10 @@ export async function benchSearch(o: Options, b: SearchBench): Promise<void> {
     for (const w of worst) {
       const st = await lists.statements(anonymous, ListQuery.parse({ q: w.q }));
       for (const [part, q] of [
+        ['words total', st.wordsTotal],
         ['total', st.total],
         ['page ids', st.pageIds],
-        [st.total ? 'rows' : 'rows and total', st.rows],
+        ['rows', st.rows],
       ] as const) {
         if (!q) continue;
         const plan = await b.probe.unsafe(`explain (analyze, buffers) ${q.sql}`, q.params as never[]);

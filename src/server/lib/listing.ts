@@ -171,7 +171,12 @@ export function searchTerms(q: string): SearchTerms | null {
  * a statement built once (`hasWords` then says which of the two forms to build).
  */
 export function searchSql(searchVector: AnyColumn, title: AnyColumn, terms: { ts: unknown; like: unknown }, hasWords: boolean): SQL {
-  return hasWords ? sql`(${searchVector} @@ to_tsquery('english', ${terms.ts}) OR ${title} ILIKE ${terms.like})` : sql`${title} ILIKE ${terms.like}`;
+  return hasWords ? sql`(${searchWordsSql(searchVector, terms.ts)} OR ${title} ILIKE ${terms.like})` : sql`${title} ILIKE ${terms.like}`;
+}
+
+/** The words' half of `searchSql`: every typed word as the start of a word of the search vector (GIN). */
+export function searchWordsSql(searchVector: AnyColumn, ts: unknown): SQL {
+  return sql`${searchVector} @@ to_tsquery('english', ${ts})`;
 }
 
 /** The search condition of what a person typed, or undefined when nothing was typed. */

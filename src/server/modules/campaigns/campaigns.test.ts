@@ -437,6 +437,39 @@ describe('GET /api/campaigns: search', () => {
     expect(own.total).toBeGreaterThan(2 * SEARCH_COUNT_CAP);
   });
 
+  it(`counts a search's title pieces with its words around the cap of ${SEARCH_COUNT_CAP}, and pages through both`, async () => {
+    // words alone under the cap: the title pieces ("Apiecetestb": no word starting with the text) take it past
+    await database.db.execute(sql`
+      insert into campaigns (owner_id, title, created_at)
+      select ${alice.userId}::uuid, 'Piecetest campaign ' || g, now() - interval '1 day' - g * interval '1 second' from generate_series(1, ${SEARCH_COUNT_CAP - 1}) g`);
+    await database.db.execute(sql`
+      insert into campaigns (owner_id, title, created_at)
+      select ${alice.userId}::uuid, 'Apiecetestb ' || g, now() - g * interval '1 second' from generate_series(1, 3) g`);
+    const totals = async () => ({
+      rest: (await get(null, '/api/campaigns?q=piecetest')).json(),
+      trpc: (await trpc(app, null, 'query', 'campaigns.list', { q: 'piecetest' })).data,
+    });
+    for (const answer of Object.values(await totals())) expect(answer).toMatchObject({ total: SEARCH_COUNT_CAP, totalCapped: true });
+    // words alone past the cap: the total is the cap's, and the pages still hold the pieces, newest first
+    await database.db.execute(sql`
+      insert into campaigns (owner_id, title, created_at)
+      select ${alice.userId}::uuid, 'Piecetest more ' || g, now() - interval '2 days' - g * interval '1 second' from generate_series(1, 5) g`);
+    for (const answer of Object.values(await totals())) expect(answer).toMatchObject({ total: SEARCH_COUNT_CAP, totalCapped: true });
+    const titles: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: { title: string }[]; nextCursor: string | null } = (
+        await get(null, `/api/campaigns?q=piecetest&limit=50${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
+      titles.push(...page.items.map((c: { title: string }) => c.title));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(titles.slice(0, 3)).toEqual(['Apiecetestb 1', 'Apiecetestb 2', 'Apiecetestb 3']);
+    expect(titles).toHaveLength(SEARCH_COUNT_CAP - 1 + 3 + 5);
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(titles.at(-1)).toBe('Piecetest more 5');
+  });
+
   it('answers an empty list for no match, and treats odd characters as text', async () => {
     expect(await found('zzzznothing')).toEqual([]);
     for (const q of ["it's", '%', '_', 'a & b | !c', '((', '"quoted"', '\\']) {

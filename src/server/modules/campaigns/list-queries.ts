@@ -14,6 +14,7 @@ import {
   readSortCursor,
   searchSql,
   searchTerms,
+  searchWordsSql,
   type SearchTerms,
   visibleTotalSql,
   type SortCursor,
@@ -411,8 +412,25 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         skip = mark.rank - rank;
       }
     }
+    // a search of words (but `ordered`) counts its words alone first: past the cap its total is
+    // the cap's whatever its title pieces add, and the count needs no title checked (docs/decisions.md)
+    let wordsTotal: Statement | null = null;
+    let totalRan = !searched;
+    if (searched && !ordered && terms?.ts) {
+      wordsTotal = fill(
+        shapeOf(totalShapes, `${filters}|words`, () =>
+          totalQuery(shapeViewer, query, ownerId, [...conds().conds, searchWordsSql(campaigns.searchVector, P.ts)], true).toSQL(),
+        ),
+        values,
+      );
+      const words = await exec(wordsTotal, false);
+      if (totalOf(words, true) > SEARCH_COUNT_CAP) counted = words;
+    }
     // a search's total first: with few matches its page reads them all (fewIds)
-    if (searched) counted = await exec(total, prepare, ordered ? SEARCH_PAGE_SETTINGS : undefined);
+    if (searched && !counted) {
+      counted = await exec(total, prepare, ordered ? SEARCH_PAGE_SETTINGS : undefined);
+      totalRan = true;
+    }
     let few = searched !== undefined && totalOf(counted, true) <= fewMatches;
     if (few) values.ids = counted?.[0]?.[0];
     values.offset = skip;
@@ -441,7 +459,7 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
       rowsQuery(shapeViewer, query, conds().conds, searched, few, from, skip > 0),
     );
     // the page's statement has no words in it (a search's page is read by its ids): always prepared
-    return { total, ordered, counted, idsTotal: searched !== undefined, pageIds, rows: fill(page.rows, values), map: page.map, prepare };
+    return { total, totalRan, wordsTotal, ordered, counted, idsTotal: searched !== undefined, pageIds, rows: fill(page.rows, values), map: page.map, prepare };
   }
 
   return {
@@ -476,7 +494,10 @@ export function createCampaignListQueries(db: Db, opts: { markEvery?: number; fe
         rows: p.rows,
         /** A search with many matches: the statement that gave its page's ids (unprepared), run before `rows`. */
         pageIds: p.pageIds,
-        total: p.total,
+        /** A search of words: the count of its words alone (unprepared), run first; it gave the total when `total` is null. */
+        wordsTotal: p.wordsTotal,
+        /** The total's statement, or null when the words' count gave it (more matches than the cap). */
+        total: p.totalRan ? p.total : null,
         totalFrom,
         /** The total query gives a search's matches' ids (comma-separated): their number is the total. */
         idsTotal: p.idsTotal,
